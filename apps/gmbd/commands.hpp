@@ -1,0 +1,60 @@
+// The gmbd sub-commands (run, drift, info, models, demo, export): argument structs and the
+// functions that carry them out. Argument parsing lives in main.cpp; physics in the library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gmbd::cli {
+
+/// Process exit codes: documented in docs/cli.md.
+enum ExitCode : int {
+  kOk = 0,
+  kInputError = 1,
+  kUsage = 2,
+  kNumericalFailure = 3,
+  kInterrupted = 130,
+};
+
+struct RunArgs {
+  std::string file;
+  std::vector<std::string> overrides;
+  std::string hdf5, csv;
+  bool plot = false;
+  std::string plot_path;
+};
+
+struct DriftArgs {
+  std::string file;
+  std::vector<std::string> overrides;
+  std::vector<double> dts;
+  std::vector<std::string> stabilizations{"none", "baumgarte", "dsc", "dsc+baumgarte"};
+  std::vector<std::string> integrators{"rk4", "rk45"};
+  std::string csv = "drift.csv";
+  std::string plot = "drift.png";
+  bool no_plot = false;
+};
+
+struct InfoArgs {
+  std::string file;
+  std::string model;
+  std::vector<std::string> overrides;
+};
+
+struct DemoArgs {
+  std::string out_dir = "gmbd-demo";
+  bool plot = true;
+};
+
+int run_command(const RunArgs& args);
+int drift_command(const DriftArgs& args);
+int info_command(const InfoArgs& args);
+int models_command();
+int demo_command(const DemoArgs& args);
+int export_command(const std::string& h5, const std::string& csv);
+
+/// Runs a Python plotting script from scripts/ with Debian's python3 (matplotlib). Returns
+/// false and logs a warning when python or the script is unavailable.
+bool run_plot_script(const std::string& script, const std::vector<std::string>& args);
+
+}  // namespace gmbd::cli

@@ -1,0 +1,166 @@
+// Generic Direct State Correction: weighted minimum-norm Gauss–Newton on positions, one
+// minimum-norm solve on velocities, and the model's explicit correction when it has one.
+#include "constraints/dsc.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace gmbd {
+namespace {
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+}
+
+DscProjector::DscProjector(const Model& model, const DscOptions& options)
+    : model_(model),
+      options_(options),
+      n_(model.nq()),
+      nh_(model.n_holonomic()),
+      nn_(model.n_nonholonomic()),
+      w_(Vec::Ones(n_)),
+      g_(Vec::Zero(nh_)),
+      gt_(Vec::Zero(nh_)),
+      c_(Vec::Zero(nh_ + nn_)),
+      h_(Vec::Zero(nn_)),
+      mu_pos_(Vec::Zero(nh_)),
+      mu_vel_(Vec::Zero(nh_ + nn_)),
+      dq_(Vec::Zero(n_)),
+      dv_(Vec::Zero(n_)),
+      q_prev_(Vec::Zero(n_)),
+      v_prev_(Vec::Zero(n_)),
+      G_(Mat::Zero(nh_, n_)),
+      GW_(Mat::Zero(nh_, n_)),
+      S_pos_(Mat::Zero(nh_, nh_)),
+      C_(Mat::Zero(nh_ + nn_, n_)),
+      CW_(Mat::Zero(nh_ + nn_, n_)),
+      S_vel_(Mat::Zero(nh_ + nn_, nh_ + nn_)),
+      ldlt_pos_(nh_),
+      ldlt_vel_(nh_ + nn_) {
+  if (options_.dependent_only) {
+    model_.correction_weights(w_);
+    for (int j = 0; j < n_; ++j) {
+      if (!(w_(j) >= 0.0) || !std::isfinite(w_(j))) {
+        throw InputError("model " + model_.type() + ": correction weight of coordinate '" +
+                         model_.coordinates()[static_cast<size_t>(j)].name +
+                         "' must be finite and non-negative");
+      }
+    }
+  }
+}
+
+void DscProjector::solve_min_norm(const Mat& C, Mat& CW, Mat& S, Eigen::LDLT<Mat>& ldlt,
+                                  VecRef r, VecRef dx, double t, const char* level) {
+  const int rows = static_cast<int>(C.rows());
+  CW.noalias() = C * w_.asDiagonal();
+  S.noalias() = CW * C.transpose();
+  // Rows with no correctable entry: nothing to solve for (consistent only if r_i ≈ 0).
+  for (int i = 0; i < rows; ++i) {
+    if (CW.row(i).cwiseAbs().maxCoeff() != 0.0) continue;
+    if (std::abs(r(i)) > 1e3 * options_.tolerance) {
+      std::ostringstream msg;
+      msg << "state correction failed at t = " << t << " s: " << level << " constraint '"
+          << model_.constraint_name(i) << "' has residual " << r(i)
+          << " but no dependent coordinate enters it (weighted Jacobian row is zero)";
+      throw CorrectionError(t, msg.str());
+    }
+    S.row(i).setZero();
+    S.col(i).setZero();
+    S(i, i) = 1.0;
+    r(i) = 0.0;
+  }
+  ldlt.compute(S);
+  const auto d = ldlt.vectorD().cwiseAbs();
+  if (ldlt.info() != Eigen::Success || !(d.minCoeff() > 1e-14 * d.maxCoeff())) {
+    int worst = 0;
+    d.minCoeff(&worst);
+    std::ostringstream msg;
+    msg << "state correction failed at t = " << t << " s: the " << level
+        << " constraint Jacobian restricted to the dependent coordinates is rank deficient "
+           "(redundant constraints, or too few dependent coordinates); smallest pivot near row '"
+        << model_.constraint_name(static_cast<int>(ldlt.transpositionsP().indices()(worst)))
+        << "'";
+    throw CorrectionError(t, msg.str());
+  }
+  Vec& mu = rows == nh_ ? mu_pos_ : mu_vel_;
+  mu = ldlt.solve(r);
+  dx.noalias() = -CW.transpose() * mu;
+}
+
+double DscProjector::correct_positions(double t, VecRef q) {
+  last_iterations_ = 0;
+  if (nh_ == 0) return 0.0;
+  q_prev_ = q;
+  for (int it = 0; it <= options_.max_iterations; ++it) {
+    g_.setZero();
+    model_.holonomic(t, q, g_);
+    int worst = 0;
+    const double residual = g_.cwiseAbs().maxCoeff(&worst);
+    if (!std::isfinite(residual)) {
+      throw CorrectionError(t, "state correction failed at t = " + std::to_string(t) +
+                                   " s: constraint '" + model_.constraint_name(worst) +
+                                   "' is not finite");
+    }
+    if (residual <= options_.tolerance) break;
+    if (it == options_.max_iterations) {
+      std::ostringstream msg;
+      msg << "state correction failed at t = " << t << " s: position Newton did not converge in "
+          << options_.max_iterations << " iterations; worst constraint '"
+          << model_.constraint_name(worst) << "' residual " << g_(worst) << " (tolerance "
+          << options_.tolerance << ")";
+      throw CorrectionError(t, msg.str());
+    }
+    G_.setZero();
+    model_.holonomic_jacobian(t, q, G_);
+    solve_min_norm(G_, GW_, S_pos_, ldlt_pos_, g_, dq_, t, "position");
+    q += dq_;
+    last_iterations_ = it + 1;
+    // Converged to round-off: further Newton steps cannot reduce g below this.
+    if (dq_.norm() <= 8.0 * kEps * (1.0 + q.norm())) break;
+  }
+  dq_ = q - q_prev_;
+  return dq_.norm();
+}
+
+double DscProjector::correct_velocities(double t, CVec q, VecRef v) {
+  if (nh_ + nn_ == 0) return 0.0;
+  C_.setZero();
+  c_.setZero();
+  if (nh_ > 0) {
+    auto G = C_.topRows(nh_);
+    model_.holonomic_jacobian(t, q, G);
+    gt_.setZero();
+    model_.holonomic_time_rate(t, q, gt_);
+    c_.head(nh_).noalias() = G * v;
+    c_.head(nh_) += gt_;
+  }
+  if (nn_ > 0) {
+    auto H = C_.bottomRows(nn_);
+    model_.nonholonomic_jacobian(t, q, H);
+    h_.setZero();
+    model_.nonholonomic(t, q, v, h_);
+    c_.tail(nn_) = h_;
+  }
+  if (c_.cwiseAbs().maxCoeff() == 0.0) return 0.0;
+  solve_min_norm(C_, CW_, S_vel_, ldlt_vel_, c_, dv_, t, "velocity");
+  v += dv_;
+  return dv_.norm();
+}
+
+double DscProjector::correct(double t, VecRef q, VecRef v) {
+  if (options_.use_explicit) {
+    q_prev_ = q;
+    v_prev_ = v;
+    if (model_.explicit_correction(t, q, v)) {
+      dq_ = q - q_prev_;
+      dv_ = v - v_prev_;
+      return std::sqrt(dq_.squaredNorm() + dv_.squaredNorm());
+    }
+  }
+  const double dq = correct_positions(t, q);
+  const double dv = correct_velocities(t, q, v);
+  return std::sqrt(dq * dq + dv * dv);
+}
+
+}  // namespace gmbd

@@ -1,0 +1,59 @@
+// The bridge from a Model to the integrators: first-order dynamics ż = (v, a, φ) with a from
+// the KKT solve, optional Baumgarte on the bias and Direct State Correction as the projection.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "constraints/baumgarte.hpp"
+#include "constraints/dsc.hpp"
+#include "core/kkt.hpp"
+#include "core/ode_system.hpp"
+
+namespace gmbd {
+
+struct StabilizationOptions {
+  bool baumgarte = false;
+  BaumgarteGains gains;
+  bool dsc = false;
+  DscOptions dsc_options;
+
+  /// Parses "none" | "baumgarte" | "dsc" | "dsc+baumgarte" (also "baumgarte+dsc");
+  /// throws InputError listing the valid names.
+  static StabilizationOptions from_name(const std::string& name);
+  std::string name() const;
+};
+
+/// State layout z = [q (nq); v (nq); z_m (nz)].
+class StabilizedDynamics : public OdeSystem {
+ public:
+  StabilizedDynamics(const Model& model, const StabilizationOptions& options);
+
+  int dimension() const override { return 2 * nq_ + nz_; }
+  void rhs(double t, CVec z, VecRef zdot) override;
+  bool has_projection() const override { return dsc_.has_value(); }
+  double project(double t, VecRef z) override;
+
+  /// Evaluates the KKT solve at z (e.g. at an output time) so that multipliers() and
+  /// accelerations() describe that state.
+  void evaluate(double t, CVec z);
+  const Vec& accelerations() const { return kkt_.acceleration(); }
+  const Vec& multipliers() const { return kkt_.multipliers(); }
+  const KktSolver& kkt() const { return kkt_; }
+  const Model& model() const { return model_; }
+  const StabilizationOptions& options() const { return options_; }
+
+  /// Max |g(q)| over holonomic rows (0 when none). Uses the last evaluate()/rhs() state.
+  double position_residual() const;
+  /// Max |ġ| over holonomic rows and |h| over non-holonomic rows.
+  double velocity_residual() const;
+
+ private:
+  const Model& model_;
+  StabilizationOptions options_;
+  int nq_, nz_;
+  KktSolver kkt_;
+  std::optional<DscProjector> dsc_;
+};
+
+}  // namespace gmbd

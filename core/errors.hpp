@@ -1,0 +1,46 @@
+// The error channels of GaussMBD: InputError for bad user input (files, parameters, states),
+// NumericalError for trouble during integration (singular KKT, step-size underflow, DSC failure).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gmbd {
+
+/// Bad input: a file, field, parameter or coordinate that is malformed or out of range.
+/// The message names the place (file:line or field) and the expected and actual value.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Numerical trouble while integrating. Carries the simulation time at which it happened;
+/// the message names the constraint rows / coordinates involved and the state.
+class NumericalError : public std::runtime_error {
+ public:
+  NumericalError(double time, const std::string& what) : std::runtime_error(what), time_(time) {}
+  double time() const { return time_; }
+
+ private:
+  double time_;
+};
+
+/// The KKT matrix [M Aᵀ; A 0] is singular: redundant constraints or under-determined motion.
+class SingularKktError : public NumericalError {
+ public:
+  using NumericalError::NumericalError;
+};
+
+/// Direct State Correction failed to bring the constraints to tolerance.
+class CorrectionError : public NumericalError {
+ public:
+  using NumericalError::NumericalError;
+};
+
+/// The integrator could not continue (step size underflow, too many steps, non-finite state).
+class IntegrationError : public NumericalError {
+ public:
+  using NumericalError::NumericalError;
+};
+
+}  // namespace gmbd

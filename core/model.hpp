@@ -1,0 +1,127 @@
+// The Model interface: named coordinates, mass matrix, forces, holonomic and non-holonomic
+// constraint blocks (value, Jacobian, acceleration bias), non-mechanical states and energy.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace gmbd {
+
+enum class ConstraintKind { kHolonomic, kNonHolonomic };
+
+struct NamedQuantity {
+  std::string name;
+  std::string unit;
+};
+
+/// A multibody system described by
+///   M(q) a = f(t, q, v, z) − Aᵀ λ,   A a = b            (NUMERICS.md §1.1)
+/// with holonomic rows g(t, q) = 0 (G = ∂g/∂q) and non-holonomic rows h(t, q, v) = 0 (affine in
+/// v, H = ∂h/∂v). Rows are ordered holonomic first, then non-holonomic. Optional non-mechanical
+/// states z evolve as ż = φ(t, q, v, z).
+///
+/// A model is immutable after construction (the builder methods are protected) and may be
+/// shared by many runs; every evaluation writes into storage the caller preallocated.
+/// Calling convention: the caller zeroes every output (vector, matrix) before the call, so a
+/// model writes only its non-zero entries. No evaluation may allocate.
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  /// Registry name of the model type (e.g. "nlink_pendulum_cartesian").
+  virtual std::string type() const = 0;
+
+  int nq() const { return static_cast<int>(coordinates_.size()); }
+  int n_holonomic() const { return static_cast<int>(holonomic_.size()); }
+  int n_nonholonomic() const { return static_cast<int>(nonholonomic_.size()); }
+  int n_constraints() const { return n_holonomic() + n_nonholonomic(); }
+  int nz() const { return static_cast<int>(states_.size()); }
+  /// Velocity degrees of freedom: nq − (independent constraint rows), assuming full row rank.
+  int degrees_of_freedom() const { return nq() - n_constraints(); }
+
+  const std::vector<NamedQuantity>& coordinates() const { return coordinates_; }
+  const std::vector<NamedQuantity>& states() const { return states_; }
+  /// Name of constraint row i (holonomic rows first).
+  const std::string& constraint_name(int row) const;
+  ConstraintKind constraint_kind(int row) const {
+    return row < n_holonomic() ? ConstraintKind::kHolonomic : ConstraintKind::kNonHolonomic;
+  }
+  std::vector<std::string> coordinate_names() const;
+  std::vector<std::string> constraint_names() const;
+  std::vector<std::string> state_names() const;
+  /// Index of a coordinate by name; throws InputError listing the valid names.
+  int coordinate_index(std::string_view name) const;
+
+  // ---- dynamics --------------------------------------------------------------------------
+  /// M(q), nq × nq, symmetric positive semi-definite (zero rows allowed: massless bodies).
+  virtual void mass_matrix(double t, CVec q, MatRef M) const = 0;
+  /// Generalised applied forces f(t, q, v, z) (nq): gravity, springs, friction, inertial
+  /// forces of support motion, velocity-product terms. Everything but constraint forces.
+  virtual void forces(double t, CVec q, CVec v, CVec z, VecRef f) const = 0;
+
+  // ---- holonomic constraints g(t, q) = 0 ----------------------------------------------------
+  virtual void holonomic(double /*t*/, CVec /*q*/, VecRef /*g*/) const {}
+  /// G = ∂g/∂q, n_holonomic × nq.
+  virtual void holonomic_jacobian(double /*t*/, CVec /*q*/, MatRef /*G*/) const {}
+  /// ∂g/∂t (n_holonomic); zero for scleronomic constraints.
+  virtual void holonomic_time_rate(double /*t*/, CVec /*q*/, VecRef /*gt*/) const {}
+  /// Acceleration bias: G a = b with b = −(∂(G v)/∂q · v + 2 G_t v + g_tt).
+  virtual void holonomic_bias(double /*t*/, CVec /*q*/, CVec /*v*/, VecRef /*b*/) const {}
+
+  // ---- non-holonomic constraints h(t, q, v) = H(t, q) v + h₀(t, q) = 0 -------------------
+  virtual void nonholonomic(double /*t*/, CVec /*q*/, CVec /*v*/, VecRef /*h*/) const {}
+  /// H = ∂h/∂v, n_nonholonomic × nq.
+  virtual void nonholonomic_jacobian(double /*t*/, CVec /*q*/, MatRef /*H*/) const {}
+  /// Acceleration bias: H a = b with b = −(∂h/∂q · v + ∂h/∂t).
+  virtual void nonholonomic_bias(double /*t*/, CVec /*q*/, CVec /*v*/, VecRef /*b*/) const {}
+
+  // ---- non-mechanical states -----------------------------------------------------------------
+  virtual void state_rates(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*z*/, VecRef /*zdot*/) const {}
+
+  // ---- energy ----------------------------------------------------------------------------------
+  /// True when energy() is defined.
+  virtual bool has_energy() const { return false; }
+  /// True when, with the present parameters, the total energy is a constant of motion
+  /// (no dissipation, no forcing); drift studies then report the energy error.
+  virtual bool conserves_energy() const { return false; }
+  /// Total mechanical energy T + V (J); NaN when undefined.
+  virtual double energy(double /*t*/, CVec /*q*/, CVec /*v*/) const {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+
+  // ---- Direct State Correction support (NUMERICS.md §2.2) -----------------------------
+  /// Per-coordinate weights of the generic minimum-norm correction: 0 marks an independent
+  /// coordinate that is never corrected, 1 a dependent one. Default: all 1 (no partition).
+  virtual void correction_weights(VecRef w) const { w.setOnes(); }
+  /// Closed-form correction of the dependent coordinates and rates from the independent
+  /// ones. Returns false when the model supplies none (the generic projector is used).
+  virtual bool explicit_correction(double /*t*/, VecRef /*q*/, VecRef /*v*/) const {
+    return false;
+  }
+
+  /// Parameters as (name, value) pairs, recorded in result files.
+  const std::vector<std::pair<std::string, double>>& parameter_record() const {
+    return parameters_;
+  }
+
+ protected:
+  int add_coordinate(std::string name, std::string unit);
+  int add_holonomic(std::string name);
+  int add_nonholonomic(std::string name);
+  int add_state(std::string name, std::string unit);
+  void record_parameter(std::string name, double value);
+
+ private:
+  std::vector<NamedQuantity> coordinates_;
+  std::vector<NamedQuantity> states_;
+  std::vector<std::string> holonomic_;
+  std::vector<std::string> nonholonomic_;
+  std::vector<std::pair<std::string, double>> parameters_;
+};
+
+}  // namespace gmbd

@@ -1,0 +1,25 @@
+// The abstract first-order system integrators see: ż = F(t, z), plus an optional projection
+// onto the solution manifold (Direct State Correction). Integrators know nothing else.
+#pragma once
+
+#include "core/types.hpp"
+
+namespace gmbd {
+
+class OdeSystem {
+ public:
+  virtual ~OdeSystem() = default;
+
+  /// Length of the state vector z.
+  virtual int dimension() const = 0;
+  /// ż = F(t, z). Must not allocate. May throw NumericalError (e.g. SingularKktError).
+  virtual void rhs(double t, CVec z, VecRef zdot) = 0;
+  /// True when project() does something; integrators then call it on every stage state and
+  /// every step result (NUMERICS.md §2.2, §3).
+  virtual bool has_projection() const { return false; }
+  /// Projects z in place onto the manifold and returns the 2-norm of the correction.
+  /// Must not allocate. May throw CorrectionError.
+  virtual double project(double /*t*/, VecRef /*z*/) { return 0.0; }
+};
+
+}  // namespace gmbd

@@ -1,0 +1,80 @@
+// The integrator interface and factory: every time integrator (explicit RK family now,
+// SUNDIALS later) advances an OdeSystem to requested output times and reports statistics.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ode_system.hpp"
+#include "core/types.hpp"
+
+namespace gmbd {
+
+struct IntegratorOptions {
+  /// Method name, see integrator_names(): "rk4", "rk45" (Dormand–Prince 5(4)), "euler",
+  /// "heun", "bs32" (Bogacki–Shampine 3(2)).
+  std::string method = "rk4";
+  /// Fixed step size for fixed-step methods; initial step for adaptive ones (0 = automatic).
+  double dt = 1e-3;
+  /// Relative and absolute tolerances of adaptive methods (weighted RMS norm).
+  double rtol = 1e-8;
+  double atol = 1e-10;
+  /// Largest step an adaptive method may take (s).
+  double max_step = std::numeric_limits<double>::infinity();
+  /// Step size below which an adaptive method gives up with IntegrationError (s).
+  double min_step = 1e-14;
+  /// Upper bound on the number of steps in one run.
+  long max_steps = 100'000'000;
+};
+
+struct IntegratorStats {
+  long steps = 0;             ///< accepted steps
+  long rejected_steps = 0;    ///< rejected by the error test (adaptive only)
+  long rhs_evaluations = 0;   ///< calls of OdeSystem::rhs
+  double last_step = 0.0;     ///< size of the last accepted step
+  double max_step_correction = 0.0;   ///< largest projection of a step result so far
+  double max_stage_correction = 0.0;  ///< largest projection of an internal stage state
+};
+
+class Integrator {
+ public:
+  virtual ~Integrator() = default;
+
+  virtual std::string name() const = 0;
+  /// Order of accuracy of the solution (the higher order of an embedded pair).
+  virtual int order() const = 0;
+  virtual bool adaptive() const = 0;
+
+  /// Binds the system and sets the initial state. Allocates all storage; advance_to() then
+  /// never allocates. z0 is projected first when the system has a projection.
+  virtual void initialize(OdeSystem& system, double t0, CVec z0) = 0;
+  /// Integrates from the current time to tout (≥ time()) and writes z(tout) into z_out.
+  /// Fixed-step methods require tout to fall on the step grid (within 1e-9·dt) and throw
+  /// InputError otherwise; adaptive methods use dense output. Throws NumericalError.
+  virtual void advance_to(double tout, VecRef z_out) = 0;
+  /// Time of the last accepted step.
+  virtual double time() const = 0;
+
+  const IntegratorStats& stats() const { return stats_; }
+  /// Largest step-result correction since the previous call (then resets it): what the
+  /// output at one time reports as the drift the integrator made.
+  double take_correction() {
+    const double c = correction_since_output_;
+    correction_since_output_ = 0.0;
+    return c;
+  }
+
+ protected:
+  IntegratorStats stats_;
+  double correction_since_output_ = 0.0;
+};
+
+/// Creates the integrator named in options. Throws InputError for an unknown method or
+/// invalid options (non-positive dt, tolerances, …), naming the option and its value.
+std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options);
+/// Names accepted by make_integrator, in documentation order.
+std::vector<std::string> integrator_names();
+
+}  // namespace gmbd

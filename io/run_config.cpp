@@ -1,0 +1,809 @@
+// Parsing and validation of YAML run files, "--set key=value" overrides and the small
+// arithmetic-expression evaluator used for number fields; every error names file, line and field.
+#include "io/run_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <numbers>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace gmbd {
+namespace {
+
+// ============================================================================================
+// Arithmetic expressions (recursive descent)
+//   expr    := term (('+' | '-') term)*
+//   term    := unary (('*' | '/') unary)*
+//   unary   := ('+' | '-') unary | power
+//   power   := primary (('^' | '**') unary)?          (right-associative: 2^3^2 = 2^9)
+//   primary := number | constant | function '(' expr ')' | '(' expr ')'
+// so −2^2 = −4 and 2^−1 = 0.5, as in most calculators.
+// ============================================================================================
+class ExpressionParser {
+ public:
+  explicit ExpressionParser(std::string_view text) : text_(text) {}
+
+  double parse() {
+    skip_space();
+    if (pos_ == text_.size()) fail("expected a number or expression, got an empty string");
+    const double value = expr();
+    skip_space();
+    if (pos_ != text_.size()) fail("unexpected '" + std::string(1, text_[pos_]) + "'");
+    return value;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& problem) const {
+    std::ostringstream msg;
+    msg << problem << " at character " << pos_ + 1 << " of '" << text_ << "'";
+    throw InputError(msg.str());
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool accept_power() {
+    skip_space();
+    if (text_.substr(pos_, 2) == "**") {
+      pos_ += 2;
+      return true;
+    }
+    return accept('^');
+  }
+
+  double expr() {
+    double value = term();
+    for (;;) {
+      if (accept('+')) {
+        value += term();
+      } else if (accept('-')) {
+        value -= term();
+      } else {
+        return value;
+      }
+    }
+  }
+
+  double term() {
+    double value = unary();
+    for (;;) {
+      skip_space();
+      // '*' but not the power operator '**'
+      if (pos_ < text_.size() && text_[pos_] == '*' && text_.substr(pos_, 2) != "**") {
+        ++pos_;
+        value *= unary();
+      } else if (accept('/')) {
+        value /= unary();
+      } else {
+        return value;
+      }
+    }
+  }
+
+  double unary() {
+    if (accept('-')) return -unary();
+    if (accept('+')) return unary();
+    return power();
+  }
+
+  double power() {
+    const double base = primary();
+    if (accept_power()) return std::pow(base, unary());
+    return base;
+  }
+
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+  static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+  double primary() {
+    skip_space();
+    if (pos_ == text_.size()) fail("expected a number, a name or '(' but the text ended");
+    const char c = text_[pos_];
+    if (c == '(') {
+      ++pos_;
+      const double value = expr();
+      if (!accept(')')) fail("expected ')'");
+      return value;
+    }
+    if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) {
+      return number();
+    }
+    if (is_alpha(c)) return name();
+    fail("expected a number, a name or '(', got '" + std::string(1, c) + "'");
+  }
+
+  // digits [. digits] [(e|E) [+|-] digits]
+  double number() {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      size_t p = pos_ + 1;
+      if (p < text_.size() && (text_[p] == '+' || text_[p] == '-')) ++p;
+      if (p < text_.size() && is_digit(text_[p])) {
+        while (p < text_.size() && is_digit(text_[p])) ++p;
+        pos_ = p;
+      }
+    }
+    // from_chars: locale-independent, unlike strtod.
+    double value = 0.0;
+    const auto result = std::from_chars(text_.data() + start, text_.data() + pos_, value);
+    if (result.ec == std::errc::result_out_of_range) {
+      // Overflow gives ±∞ and underflow 0, as strtod would; callers reject non-finite values.
+      const std::string_view literal = text_.substr(start, pos_ - start);
+      const bool tiny = literal.find("e-") != std::string_view::npos ||
+                        literal.find("E-") != std::string_view::npos;
+      value = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+    }
+    return value;
+  }
+
+  double name() {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && (is_alpha(text_[pos_]) || is_digit(text_[pos_]))) ++pos_;
+    const std::string_view id = text_.substr(start, pos_ - start);
+    if (id == "pi") return std::numbers::pi;
+    if (id == "e") return std::numbers::e;
+    using Fn = double (*)(double);
+    static const std::pair<std::string_view, Fn> kFunctions[] = {
+        {"sqrt", [](double x) { return std::sqrt(x); }},
+        {"sin", [](double x) { return std::sin(x); }},
+        {"cos", [](double x) { return std::cos(x); }},
+        {"tan", [](double x) { return std::tan(x); }},
+        {"asin", [](double x) { return std::asin(x); }},
+        {"acos", [](double x) { return std::acos(x); }},
+        {"atan", [](double x) { return std::atan(x); }},
+        {"exp", [](double x) { return std::exp(x); }},
+        {"log", [](double x) { return std::log(x); }},
+        {"log10", [](double x) { return std::log10(x); }},
+        {"abs", [](double x) { return std::fabs(x); }},
+    };
+    for (const auto& [fname, fn] : kFunctions) {
+      if (id != fname) continue;
+      if (!accept('(')) fail("expected '(' after function '" + std::string(id) + "'");
+      const double arg = expr();
+      if (!accept(')')) fail("expected ')'");
+      return fn(arg);
+    }
+    pos_ = start;
+    std::string hint;
+    if (id == "inf" || id == "infinity" || id == "Inf") hint = " (write .inf for infinity)";
+    fail("unknown name '" + std::string(id) +
+         "' (known: pi, e, sqrt, sin, cos, tan, asin, acos, atan, exp, log, log10, abs)" + hint);
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+// ============================================================================================
+// Helpers
+// ============================================================================================
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string format_number(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// " (did you mean 'x'?)" for the closest valid name within a small edit distance, else "".
+std::string suggestion(const std::string& given, const std::vector<std::string>& valid) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
+  for (const auto& v : valid) {
+    const size_t d = edit_distance(given, v);
+    if (d < best_distance) {
+      best_distance = d;
+      best = v;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+YAML::Mark mark_of(const YAML::Node& node) {
+  if (!node.IsDefined()) return YAML::Mark::null_mark();
+  return node.Mark();
+}
+
+/// How a node's value is shown as "got …" in messages.
+std::string describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing (an empty value)";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  std::string text = node.Scalar();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return "'" + text + "'";
+}
+
+const std::vector<std::string> kSections = {"name",       "description",   "model", "initial",
+                                            "integrator", "stabilization", "time",  "output"};
+const std::vector<std::string> kStabilizationMethods = {"none", "baumgarte", "dsc",
+                                                        "dsc+baumgarte"};
+const std::vector<std::string> kDscModes = {"dependent", "all"};
+
+// ============================================================================================
+// The reader: typed access to the tree with messages "<path>: <problem> (<file> line <n>)"
+// ============================================================================================
+class Reader {
+ public:
+  struct Override {
+    std::string path;  // dotted path that was set
+    std::string text;  // the "key=value" as given
+  };
+
+  Reader(std::string source, std::vector<Override> overrides)
+      : source_(std::move(source)), overrides_(std::move(overrides)) {}
+
+  /// "(run.yaml line 7)", "(run.yaml, --set integrator.dt=fast)" or "(run.yaml)".
+  std::string where(const YAML::Node& node, const std::string& path) const {
+    const YAML::Mark mark = mark_of(node);
+    for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it) {
+      const std::string& op = it->path;
+      const bool inside = path == op || starts_with(path, op + ".") || starts_with(path, op + "[");
+      const bool created = mark.is_null() && starts_with(op, path + ".");
+      if (inside || created) return "(" + source_ + ", --set " + it->text + ")";
+    }
+    if (!mark.is_null()) return "(" + source_ + " line " + std::to_string(mark.line + 1) + ")";
+    return "(" + source_ + ")";
+  }
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& path,
+                         const std::string& problem) const {
+    throw InputError((path.empty() ? std::string("top level") : path) + ": " + problem + " " +
+                     where(node, path));
+  }
+
+  // ---- sections ----------------------------------------------------------------------------
+  /// A mapping whose keys must come from `valid`; duplicate and unknown keys are errors.
+  class Section {
+   public:
+    const YAML::Node* get(const std::string& key) const {
+      for (const auto& e : entries_)
+        if (e.key == key) return &e.value;
+      return nullptr;
+    }
+    std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+    const YAML::Node& node() const { return node_; }
+    const std::string& path() const { return path_; }
+
+   private:
+    friend class Reader;
+    struct Entry {
+      std::string key;
+      YAML::Node key_node, value;
+    };
+    YAML::Node node_;
+    std::string path_;
+    std::vector<Entry> entries_;
+  };
+
+  /// Entries of a mapping in file order (null → none); duplicates are errors.
+  std::vector<std::pair<YAML::Node, YAML::Node>> mapping(const YAML::Node& node,
+                                                         const std::string& path,
+                                                         const std::string& expected) const {
+    std::vector<std::pair<YAML::Node, YAML::Node>> out;
+    if (node.IsNull()) return out;
+    if (!node.IsMap()) fail(node, path, "expected " + expected + ", got " + describe(node));
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const YAML::Node key = it->first;
+      const std::string key_path = path.empty() ? "" : path + ".";
+      if (!key.IsScalar()) fail(key, path, "expected a key name, got " + describe(key));
+      for (const auto& [previous, value] : out) {
+        if (previous.Scalar() == key.Scalar()) {
+          const YAML::Mark first = mark_of(previous);
+          fail(key, key_path + key.Scalar(),
+               "duplicate key '" + key.Scalar() + "'" +
+                   (first.is_null() ? "" : " (first given at line " +
+                                               std::to_string(first.line + 1) + ")"));
+        }
+      }
+      out.emplace_back(key, it->second);
+    }
+    return out;
+  }
+
+  Section section(const YAML::Node& node, const std::string& path,
+                  const std::vector<std::string>& valid) const {
+    Section s;
+    s.node_ = node;
+    s.path_ = path;
+    for (auto& [key, value] :
+         mapping(node, path, "a mapping with keys " + join(valid))) {
+      const std::string& name = key.Scalar();
+      if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+        const std::string what = path.empty() ? "unknown top-level section '" + name + "'"
+                                              : "unknown key '" + name + "' in '" + path + "'";
+        fail(key, s.child(name), what + "; expected one of: " + join(valid) + suggestion(name, valid));
+      }
+      s.entries_.push_back({name, key, value});
+    }
+    return s;
+  }
+
+  // ---- scalars -----------------------------------------------------------------------------
+  /// A number: a YAML number, .inf/.nan, or an arithmetic expression ("pi/2"). Non-finite
+  /// values are errors unless allow_infinity (then only +∞ is accepted).
+  double number(const YAML::Node& node, const std::string& path, bool allow_infinity = false) const {
+    if (!node.IsScalar()) fail(node, path, "expected a number, got " + describe(node));
+    const std::string text = trim(node.Scalar());
+    double value = 0.0;
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == ".inf" || lower == "+.inf") {
+      value = std::numeric_limits<double>::infinity();
+    } else if (lower == "-.inf") {
+      value = -std::numeric_limits<double>::infinity();
+    } else if (lower == ".nan") {
+      value = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      try {
+        value = evaluate_expression(text);
+      } catch (const InputError& e) {
+        const bool looks_like_expression = text.find_first_of("+-*/^()") != std::string::npos;
+        fail(node, path,
+             "expected a number, got " + describe(node) +
+                 (looks_like_expression ? std::string(" (not a valid expression: ") + e.what() + ")"
+                                        : std::string()));
+      }
+    }
+    if (std::isfinite(value)) return value;
+    if (allow_infinity && value > 0) return value;
+    fail(node, path,
+         std::string(allow_infinity ? "expected a positive number or .inf" : "expected a finite number") +
+             ", got " + actual(node, value));
+  }
+
+  /// "'x'" or "'1-2' = -1" when the text was an expression.
+  static std::string actual(const YAML::Node& node, double value) {
+    const std::string shown = describe(node);
+    const std::string text = trim(node.Scalar());
+    double literal = 0.0;
+    const auto result = std::from_chars(text.data(), text.data() + text.size(), literal);
+    const bool plain_literal = result.ec == std::errc() && result.ptr == text.data() + text.size();
+    if (plain_literal && literal == value) return shown;
+    if (!text.empty() && text[0] == '.') return shown;  // .inf, .nan
+    return shown + " = " + format_number(value);
+  }
+
+  double positive(const YAML::Node& node, const std::string& path, bool allow_infinity = false) const {
+    const double x = number(node, path, allow_infinity);
+    if (!(x > 0.0)) fail(node, path, "expected a positive number, got " + actual(node, x));
+    return x;
+  }
+
+  long integer(const YAML::Node& node, const std::string& path, long minimum, long maximum) const {
+    const double x = number(node, path);
+    if (std::floor(x) != x || x < static_cast<double>(minimum) || x > static_cast<double>(maximum)) {
+      std::string range = "an integer >= " + std::to_string(minimum);
+      if (maximum < std::numeric_limits<long>::max()) range += " and <= " + std::to_string(maximum);
+      fail(node, path, "expected " + range + ", got " + actual(node, x));
+    }
+    return static_cast<long>(x);
+  }
+
+  bool boolean(const YAML::Node& node, const std::string& path) const {
+    if (node.IsScalar()) {
+      std::string s = trim(node.Scalar());
+      std::transform(s.begin(), s.end(), s.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (s == "true" || s == "yes" || s == "on") return true;
+      if (s == "false" || s == "no" || s == "off") return false;
+    }
+    fail(node, path, "expected true or false, got " + describe(node));
+  }
+
+  /// A string; an empty value (null) gives "" when allow_empty, an error otherwise.
+  std::string string(const YAML::Node& node, const std::string& path, const std::string& expected,
+                     bool allow_empty) const {
+    if (node.IsNull() && allow_empty) return "";
+    if (!node.IsScalar() || (!allow_empty && trim(node.Scalar()).empty())) {
+      fail(node, path, "expected " + expected + ", got " + describe(node));
+    }
+    return node.Scalar();
+  }
+
+  std::string choice(const YAML::Node& node, const std::string& path,
+                     const std::vector<std::string>& valid) const {
+    const std::string expected = "one of " + join(valid);
+    const std::string s = trim(string(node, path, expected, false));
+    if (std::find(valid.begin(), valid.end(), s) == valid.end()) {
+      fail(node, path, "expected " + expected + ", got " + describe(node) + suggestion(s, valid));
+    }
+    return s;
+  }
+
+ private:
+  std::string source_;
+  std::vector<Override> overrides_;
+};
+
+// ============================================================================================
+// Sections
+// ============================================================================================
+void read_model(const Reader& r, const YAML::Node* node, RunConfig& config) {
+  if (node == nullptr) {
+    throw InputError(
+        "model: missing required section (expected a mapping with 'type' naming a catalogue "
+        "model and optional 'parameters') (" + config.source + ")");
+  }
+  const auto s = r.section(*node, "model", {"type", "parameters"});
+  const YAML::Node* type = s.get("type");
+  if (type == nullptr) {
+    r.fail(*node, "model.type",
+           "missing (expected the catalogue name of a model, e.g. 'nlink_pendulum_cartesian')");
+  }
+  config.model = trim(r.string(*type, "model.type", "the catalogue name of a model", false));
+
+  if (const YAML::Node* parameters = s.get("parameters")) {
+    const std::string path = "model.parameters";
+    for (const auto& [key, value] :
+         r.mapping(*parameters, path, "a mapping of parameter names to numbers or lists")) {
+      const std::string name = key.Scalar();
+      const std::string param_path = path + "." + name;
+      std::vector<double> values;
+      if (value.IsSequence()) {
+        for (size_t k = 0; k < value.size(); ++k) {
+          values.push_back(r.number(value[k], param_path + "[" + std::to_string(k) + "]"));
+        }
+      } else if (value.IsScalar()) {
+        values.push_back(r.number(value, param_path));
+      } else {
+        r.fail(value, param_path, "expected a number or a list of numbers, got " + describe(value));
+      }
+      config.parameters[name] = std::move(values);
+    }
+  }
+}
+
+void read_initial(const Reader& r, const YAML::Node& node, InitialConfig& initial) {
+  const auto s = r.section(node, "initial", {"q", "v", "project", "tolerance"});
+  const auto read_overrides = [&](const char* key, std::vector<std::pair<std::string, double>>& out) {
+    const YAML::Node* values = s.get(key);
+    if (values == nullptr) return;
+    const std::string path = s.child(key);
+    for (const auto& [name, value] :
+         r.mapping(*values, path, "a mapping of coordinate names to numbers")) {
+      out.emplace_back(name.Scalar(), r.number(value, path + "." + name.Scalar()));
+    }
+  };
+  read_overrides("q", initial.q);
+  read_overrides("v", initial.v);
+  if (const YAML::Node* n = s.get("project")) initial.project = r.boolean(*n, s.child("project"));
+  if (const YAML::Node* n = s.get("tolerance")) initial.tolerance = r.positive(*n, s.child("tolerance"));
+}
+
+void read_integrator(const Reader& r, const YAML::Node& node, IntegratorOptions& options) {
+  const auto s = r.section(node, "integrator",
+                           {"method", "dt", "rtol", "atol", "max_step", "min_step", "max_steps"});
+  if (const YAML::Node* n = s.get("method")) {
+    options.method = trim(r.string(*n, s.child("method"), "an integrator name (e.g. rk4, rk45)", false));
+  }
+  if (const YAML::Node* n = s.get("dt")) {
+    if (n->IsScalar() && trim(n->Scalar()) == "auto") {
+      options.dt = 0.0;  // automatic initial step (adaptive methods only; make_integrator checks)
+    } else {
+      const double dt = r.number(*n, s.child("dt"));
+      if (!(dt > 0.0)) {
+        r.fail(*n, s.child("dt"),
+               "expected a positive step size in s (or 'auto' for an adaptive method's initial "
+               "step), got " + Reader::actual(*n, dt));
+      }
+      options.dt = dt;
+    }
+  }
+  if (const YAML::Node* n = s.get("rtol")) options.rtol = r.positive(*n, s.child("rtol"));
+  if (const YAML::Node* n = s.get("atol")) options.atol = r.positive(*n, s.child("atol"));
+  if (const YAML::Node* n = s.get("max_step")) options.max_step = r.positive(*n, s.child("max_step"), true);
+  if (const YAML::Node* n = s.get("min_step")) options.min_step = r.positive(*n, s.child("min_step"));
+  if (const YAML::Node* n = s.get("max_steps")) {
+    // 2^62: any realistic step count, and exactly representable as a double.
+    options.max_steps = r.integer(*n, s.child("max_steps"), 1, 4'611'686'018'427'387'904L);
+  }
+  if (options.min_step > options.max_step) {
+    const YAML::Node* n = s.get("min_step");
+    r.fail(n != nullptr ? *n : node, s.child("min_step"),
+           "expected at most integrator.max_step = " + format_number(options.max_step) + ", got " +
+               format_number(options.min_step));
+  }
+}
+
+void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationConfig& stab) {
+  const auto s = r.section(node, "stabilization", {"method", "baumgarte", "dsc"});
+  if (const YAML::Node* n = s.get("method")) {
+    // "baumgarte+dsc" is accepted as a spelling of "dsc+baumgarte".
+    const bool alias = n->IsScalar() && trim(n->Scalar()) == "baumgarte+dsc";
+    stab.method = alias ? "dsc+baumgarte" : r.choice(*n, s.child("method"), kStabilizationMethods);
+  }
+  if (const YAML::Node* b = s.get("baumgarte")) {
+    const auto bs = r.section(*b, "stabilization.baumgarte", {"alpha", "beta", "gamma"});
+    if (const YAML::Node* n = bs.get("alpha")) stab.alpha = r.positive(*n, bs.child("alpha"));
+    if (const YAML::Node* n = bs.get("beta")) stab.beta = r.positive(*n, bs.child("beta"));
+    if (const YAML::Node* n = bs.get("gamma")) stab.gamma = r.positive(*n, bs.child("gamma"));
+  }
+  if (const YAML::Node* d = s.get("dsc")) {
+    const auto ds = r.section(*d, "stabilization.dsc", {"tolerance", "max_iterations", "mode", "explicit"});
+    if (const YAML::Node* n = ds.get("tolerance")) stab.dsc_tolerance = r.positive(*n, ds.child("tolerance"));
+    if (const YAML::Node* n = ds.get("max_iterations")) {
+      stab.dsc_max_iterations = static_cast<int>(
+          r.integer(*n, ds.child("max_iterations"), 1, std::numeric_limits<int>::max()));
+    }
+    if (const YAML::Node* n = ds.get("mode")) stab.dsc_mode = r.choice(*n, ds.child("mode"), kDscModes);
+    if (const YAML::Node* n = ds.get("explicit")) stab.dsc_explicit = r.boolean(*n, ds.child("explicit"));
+  }
+}
+
+void read_time(const Reader& r, const YAML::Node& node, TimeConfig& time) {
+  const auto s = r.section(node, "time", {"start", "end", "output_interval"});
+  if (const YAML::Node* n = s.get("start")) time.start = r.number(*n, s.child("start"));
+  if (const YAML::Node* n = s.get("end")) time.end = r.number(*n, s.child("end"));
+  if (const YAML::Node* n = s.get("output_interval")) {
+    time.output_interval = r.positive(*n, s.child("output_interval"));
+  }
+  if (!(time.end > time.start)) {
+    const YAML::Node* n = s.get("end");
+    r.fail(n != nullptr ? *n : node, "time.end",
+           "expected a time greater than time.start = " + format_number(time.start) + " s, got " +
+               (n != nullptr ? Reader::actual(*n, time.end) : format_number(time.end) + " (default)"));
+  }
+}
+
+void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) {
+  const auto s = r.section(node, "output", {"hdf5", "csv", "flush_rows"});
+  if (const YAML::Node* n = s.get("hdf5")) output.hdf5 = trim(r.string(*n, s.child("hdf5"), "a file name", true));
+  if (const YAML::Node* n = s.get("csv")) output.csv = trim(r.string(*n, s.child("csv"), "a file name", true));
+  if (const YAML::Node* n = s.get("flush_rows")) {
+    output.flush_rows = static_cast<int>(
+        r.integer(*n, s.child("flush_rows"), 1, std::numeric_limits<int>::max()));
+  }
+}
+
+/// `model: name` and `stabilization: method` are shorthands for {type: name} / {method: …};
+/// rewritten before overrides so that `--set model.parameters.n=3` works on them too.
+void expand_shorthands(YAML::Node& root) {
+  if (!root.IsMap()) return;
+  const auto expand = [&](const char* section, const char* key) {
+    YAML::Node value = root[section];
+    if (!value.IsScalar()) return;
+    YAML::Node map(YAML::NodeType::Map);
+    map[key] = value;
+    root[section] = map;
+  };
+  expand("model", "type");
+  expand("stabilization", "method");
+}
+
+std::vector<std::string> split_path(const std::string& key, const std::string& assignment) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = key.find('.', start);
+    std::string part = trim(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (part.empty()) {
+      throw InputError("--set '" + assignment + "': expected a dotted key such as integrator.dt, got '" +
+                       key + "' (empty component)");
+    }
+    parts.push_back(std::move(part));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+// Sets root[parts[0]][parts[1]]… = value, creating missing mappings. Nodes are passed by value:
+// assigning to a yaml-cpp Node variable would re-point the tree, not walk it.
+void set_path(YAML::Node node, const std::vector<std::string>& parts, size_t i,
+              const YAML::Node& value, const std::string& assignment) {
+  const std::string& key = parts[i];
+  if (i + 1 == parts.size()) {
+    node[key] = value;
+    return;
+  }
+  YAML::Node child = node[key];
+  if (!child.IsDefined() || child.IsNull()) {
+    node[key] = YAML::Node(YAML::NodeType::Map);
+  } else if (!child.IsMap()) {
+    std::string prefix = parts[0];
+    for (size_t k = 1; k <= i; ++k) prefix += "." + parts[k];
+    throw InputError("--set '" + assignment + "': '" + prefix + "' is " + describe(child) +
+                     ", not a section with keys, so '" + parts[i + 1] + "' cannot be set in it");
+  }
+  set_path(node[key], parts, i + 1, value, assignment);
+}
+
+}  // namespace
+
+// ============================================================================================
+// Public API
+// ============================================================================================
+bool StabilizationConfig::uses_dsc() const { return method == "dsc" || method == "dsc+baumgarte"; }
+bool StabilizationConfig::uses_baumgarte() const {
+  return method == "baumgarte" || method == "dsc+baumgarte";
+}
+
+const std::vector<std::string>& run_file_sections() { return kSections; }
+const std::vector<std::string>& stabilization_methods() { return kStabilizationMethods; }
+
+double evaluate_expression(std::string_view text) { return ExpressionParser(text).parse(); }
+
+std::string apply_override(YAML::Node& root, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos) {
+    throw InputError("--set '" + assignment +
+                     "': expected key=value (e.g. integrator.dt=0.002), got no '='");
+  }
+  const std::string key = trim(assignment.substr(0, eq));
+  const std::string value_text = assignment.substr(eq + 1);
+  if (key.empty()) {
+    throw InputError("--set '" + assignment + "': expected a key before '=', got nothing");
+  }
+  std::vector<std::string> parts = split_path(key, assignment);
+  if (parts.size() == 1 &&
+      std::find(kSections.begin(), kSections.end(), parts[0]) == kSections.end()) {
+    parts.insert(parts.begin(), {"model", "parameters"});
+  }
+
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::Exception& e) {
+    throw InputError("--set '" + assignment + "': the value '" + value_text +
+                     "' is not valid YAML (column " + std::to_string(e.mark.column + 1) + ": " +
+                     e.msg + ")");
+  }
+
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) {
+    throw InputError("--set '" + assignment + "': the run file is " + describe(root) +
+                     ", not a mapping of sections");
+  }
+  set_path(root, parts, 0, value, assignment);
+
+  std::string path = parts[0];
+  for (size_t k = 1; k < parts.size(); ++k) path += "." + parts[k];
+  return path;
+}
+
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& source,
+                           const std::vector<std::string>& overrides) {
+  RunConfig config;
+  config.source = source;
+  config.overrides = overrides;
+
+  // Syntax.
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    std::string where = source;
+    if (!e.mark.is_null()) {
+      where += " line " + std::to_string(e.mark.line + 1) + ", column " +
+               std::to_string(e.mark.column + 1);
+    }
+    throw InputError(where + ": malformed YAML: " + e.msg);
+  }
+
+  // Overrides, applied to the tree so they are validated like the file's own values.
+  expand_shorthands(root);
+  std::vector<Reader::Override> applied;
+  for (const auto& assignment : overrides) {
+    try {
+      applied.push_back({apply_override(root, assignment), assignment});
+    } catch (const InputError& e) {
+      throw InputError(source + ": " + e.what());
+    }
+  }
+  expand_shorthands(root);
+  const Reader r(source, applied);
+
+  if (!root.IsDefined() || root.IsNull()) {
+    throw InputError("model: missing required section (the run file is empty) (" + source + ")");
+  }
+  if (!root.IsMap()) {
+    r.fail(root, "", "expected a mapping of sections (" + join(kSections) + "), got " + describe(root));
+  }
+  const auto top = r.section(root, "", kSections);
+
+  // name (default: file stem)
+  if (const YAML::Node* n = top.get("name")) config.name = trim(r.string(*n, "name", "a run name", true));
+  if (config.name.empty()) {
+    const std::string stem = std::filesystem::path(source).stem().string();
+    config.name = (stem.empty() || source.front() == '<') ? "run" : stem;
+  }
+  if (const YAML::Node* n = top.get("description")) {
+    config.description = r.string(*n, "description", "a text", true);
+  }
+
+  read_model(r, top.get("model"), config);
+  if (const YAML::Node* n = top.get("initial")) read_initial(r, *n, config.initial);
+  if (const YAML::Node* n = top.get("integrator")) read_integrator(r, *n, config.integrator);
+  if (const YAML::Node* n = top.get("stabilization")) read_stabilization(r, *n, config.stabilization);
+  if (const YAML::Node* n = top.get("time")) {
+    read_time(r, *n, config.time);
+  } else {
+    read_time(r, YAML::Node(YAML::NodeType::Map), config.time);
+  }
+  if (const YAML::Node* n = top.get("output")) read_output(r, *n, config.output);
+
+  YAML::Emitter emitter;
+  emitter << root;
+  config.effective_yaml = emitter.c_str();
+  return config;
+}
+
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) {
+    throw InputError("run file '" + path + "': not found (expected a YAML run file)");
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw InputError("run file '" + path + "': is a directory, expected a YAML run file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError("run file '" + path + "': cannot open for reading (" + std::strerror(errno) + ")");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError("run file '" + path + "': read error");
+  return parse_run_config(text.str(), path, overrides);
+}
+
+}  // namespace gmbd

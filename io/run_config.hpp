@@ -1,0 +1,98 @@
+// Run files: the YAML description of one simulation (model and parameters, initial state,
+// integrator, stabilisation, time span, output) with "--set key=value" overrides; see docs/run-files.md.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/parameters.hpp"
+#include "integrators/integrator.hpp"
+
+namespace YAML {
+class Node;
+}  // namespace YAML
+
+namespace gmbd {
+
+/// How constraint drift is controlled (NUMERICS.md §2): Baumgarte replaces g̈ = 0 by
+/// g̈ + α ġ + β g = 0 and ḣ = 0 by ḣ + γ h = 0 (b ← b − α ġ − β g, b ← b − γ h); Direct State
+/// Correction projects q and v back onto the constraint manifold after each step.
+struct StabilizationConfig {
+  std::string method = "dsc";          ///< "none" | "baumgarte" | "dsc" | "dsc+baumgarte"
+  double alpha = 5.0, beta = 50.0, gamma = 5.0;  ///< Baumgarte gains (1/s, 1/s², 1/s), > 0
+  double dsc_tolerance = 1e-12;        ///< absolute constraint tolerance of the position Newton
+  int dsc_max_iterations = 25;         ///< ≥ 1
+  std::string dsc_mode = "dependent";  ///< "dependent" (model's weights) | "all" (unweighted)
+  bool dsc_explicit = true;            ///< use the model's closed-form correction when it has one
+  bool uses_dsc() const;
+  bool uses_baumgarte() const;
+};
+
+/// Simulated time span and output grid (s). Output rows are written at
+/// start, start + output_interval, … up to and including end.
+struct TimeConfig {
+  double start = 0.0, end = 10.0, output_interval = 0.01;
+};
+
+/// Result files. An empty `hdf5` or `csv` name means "do not write that file".
+struct OutputConfig {
+  std::string hdf5 = "results.h5";
+  std::string csv;
+  int flush_rows = 256;  ///< rows buffered between two flushes to disk (≥ 1)
+};
+
+/// Overrides of the model's default initial state.
+struct InitialConfig {
+  std::vector<std::pair<std::string, double>> q, v;  ///< overrides by coordinate name, file order
+  bool project = false;     ///< project an inconsistent initial state instead of failing
+  double tolerance = 1e-9;  ///< max |constraint residual| accepted without projection
+};
+
+/// One parsed and validated run file. Model and parameter names are not checked here; the
+/// registry (build_model) does that with `source + ": model.parameters"` as context.
+struct RunConfig {
+  std::string source;          ///< file name (or "<string>") used in error messages
+  std::string name;            ///< run name (default: file stem, "run" for a string)
+  std::string description;     ///< optional free text
+  std::string model;           ///< catalogue name
+  ParameterValues parameters;  ///< as given (not resolved); a scalar is a list of one
+  InitialConfig initial;
+  IntegratorOptions integrator;
+  StabilizationConfig stabilization;
+  TimeConfig time;
+  OutputConfig output;
+  std::vector<std::string> overrides;  ///< the "key=value" overrides applied, in order
+  std::string effective_yaml;  ///< the tree after overrides, re-emitted (for result metadata)
+};
+
+/// Reads the YAML run file at `path`, applies the "key=value" overrides in order, then
+/// validates every field. Throws InputError naming the file, line, field path, expected and
+/// actual value; a missing or unreadable file throws InputError naming the path.
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// As load_run_config for YAML text; `source` names it in messages (e.g. "<string>").
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& source,
+                           const std::vector<std::string>& overrides = {});
+
+/// Applies one "dotted.key=value" override to a YAML tree (exposed for tests). The key is a
+/// dotted path (`integrator.dt`, `stabilization.baumgarte.alpha`); a key without a dot that is
+/// not a top-level section means `model.parameters.<key>`. The value is parsed as YAML, so
+/// `[1,2,3]` is a list. Missing intermediate sections are created. Returns the dotted path that
+/// was set. Throws InputError if there is no '=', the key is empty or has an empty component,
+/// the value is malformed YAML, or the path runs through a value that is not a mapping.
+std::string apply_override(YAML::Node& root, const std::string& assignment);
+
+/// Top-level sections of a run file, in documentation order.
+const std::vector<std::string>& run_file_sections();
+/// Stabilisation methods accepted in `stabilization.method`, in documentation order.
+const std::vector<std::string>& stabilization_methods();
+
+/// Evaluates an arithmetic expression: numbers, + − * / ^ (also **, right-associative),
+/// unary ±, parentheses, the constants pi and e, and the functions sqrt, sin, cos, tan, asin,
+/// acos, atan, exp, log (natural), log10, abs. Throws InputError naming the position (1-based
+/// character) and what was expected. The result may be non-finite (e.g. 1/0); callers check.
+double evaluate_expression(std::string_view text);
+
+}  // namespace gmbd

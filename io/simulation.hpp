@@ -1,0 +1,69 @@
+// The run driver: turns a RunConfig into a built model, a consistent initial state, a
+// stabilised ODE and an integrator, then integrates to the output grid and feeds result sinks.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "constraints/stabilized_dynamics.hpp"
+#include "integrators/integrator.hpp"
+#include "io/run_config.hpp"
+#include "models/registry.hpp"
+
+namespace gmbd {
+
+/// Everything needed to integrate one run, built and checked before any time is spent.
+struct PreparedRun {
+  RunConfig config;
+  BuiltModel built;
+  StabilizationOptions stabilization;
+  Vec z0;                          ///< consistent initial state [q; v; z]
+  double initial_residual = 0.0;   ///< max constraint residual of the state as given
+  bool projected = false;          ///< the initial state was projected onto the constraints
+};
+
+/// Builds the model, applies initial-state overrides and checks consistency (projecting it
+/// when config.initial.project). Throws InputError naming the field, expected and actual value.
+PreparedRun prepare_run(const RunConfig& config);
+
+/// One output row as the driver sees it (views valid only during the callback).
+struct OutputSample {
+  double time;
+  CVec q, v, lambda, z;
+  double residual_position, residual_velocity, correction, energy;
+};
+
+struct RunSummary {
+  bool completed = false;       ///< reached time.end
+  bool interrupted = false;     ///< stopped by SIGINT/SIGTERM (results kept)
+  std::string failure;          ///< message of the error that stopped the run, if any
+  double end_time = 0.0;        ///< time of the last output row
+  long rows = 0;
+  long steps = 0, rejected_steps = 0, rhs_evaluations = 0;
+  double max_position_residual = 0.0;
+  double max_velocity_residual = 0.0;
+  double max_correction = 0.0;
+  double initial_energy = 0.0;
+  double max_energy_error = 0.0;  ///< max |E − E(0)|, NaN when the model defines no energy
+  double wall_seconds = 0.0;
+};
+
+using SampleSink = std::function<void(const OutputSample&)>;
+
+/// Integrates a prepared run over the output grid of config.time, calling `sink` at every
+/// output time (t0 included). Numerical failures and interrupts end the run early: the
+/// summary says why and every row already delivered stands. Never throws NumericalError;
+/// throws InputError for option combinations found invalid before integrating.
+RunSummary integrate(const PreparedRun& run, const SampleSink& sink);
+
+/// prepare + integrate + stream to HDF5 (and CSV when configured), recording metadata.
+/// `run_file_text` is stored verbatim as an attribute.
+RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text);
+
+/// Requests a running integrate() to stop at its next output time (used by signal handlers).
+void request_stop();
+/// Installs SIGINT/SIGTERM handlers that call request_stop().
+void install_stop_signal_handlers();
+
+}  // namespace gmbd

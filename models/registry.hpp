@@ -1,0 +1,42 @@
+// The catalogue of built-in models: name → parameter specifications, a builder, and the
+// default (consistent) initial state. Adding a model touches only models/.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/parameters.hpp"
+
+namespace gmbd {
+
+struct ModelInfo {
+  std::string name;
+  std::string description;
+  std::vector<ParameterSpec> parameters;
+  /// Builds the model from resolved parameters (all specs present). Throws InputError for
+  /// inconsistent combinations (e.g. a list whose length does not match n).
+  std::function<std::unique_ptr<Model>(const ParameterValues&)> build;
+  /// Writes a consistent default initial state (q0, v0 of length nq) for the built model,
+  /// typically from parameters such as initial angles.
+  std::function<void(const Model&, const ParameterValues&, VecRef q0, VecRef v0)> initial_state;
+};
+
+/// All built-in models, in documentation order.
+const std::vector<ModelInfo>& model_catalogue();
+/// Looks a model up by name; throws InputError listing the known names.
+const ModelInfo& find_model(std::string_view name);
+/// A built model with its resolved parameters and default initial state.
+struct BuiltModel {
+  std::unique_ptr<Model> model;
+  ParameterValues parameters;
+  Vec q0, v0;
+};
+/// Resolves `given` against the model's specs and builds it; `context` prefixes errors.
+BuiltModel build_model(std::string_view name, const ParameterValues& given,
+                       const std::string& context);
+
+}  // namespace gmbd

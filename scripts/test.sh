@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's second command (and CI's): installs dependencies, then builds and runs the
+# whole test suite twice — Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install_deps.sh
+JOBS="${GMBD_JOBS:-$(nproc)}"
+status=0
+
+echo "=== Release build and tests ==="
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DGMBD_BUILD_TESTS=ON -DGMBD_WERROR=ON
+cmake --build build/release -j "$JOBS"
+(cd build/release && ctest --output-on-failure -j "$JOBS") || status=1
+
+echo "=== AddressSanitizer + UndefinedBehaviorSanitizer build and tests ==="
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGMBD_SANITIZE=ON \
+  -DGMBD_BUILD_BENCH=OFF -DGMBD_BUILD_TESTS=ON -DGMBD_WERROR=ON
+cmake --build build/asan -j "$JOBS"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+(cd build/asan && ctest --output-on-failure -j "$JOBS") || status=1
+
+if [ "$status" -ne 0 ]; then
+  echo "test.sh: FAILED (see the ctest output above)"
+else
+  echo "test.sh: all Release and sanitizer tests passed"
+fi
+exit "$status"
