@@ -18,7 +18,9 @@ constexpr double kPivotRatio = 1e-13;
 // Relative size above which a decoupled coordinate's force / row's bias is inconsistent.
 constexpr double kConsistency = 1e-9;
 
-bool is_zero(const Eigen::Ref<const Eigen::VectorXd>& x) {
+// Template, not Ref: a Ref<const VectorXd> to a matrix row would copy (and allocate).
+template <class Derived>
+bool is_zero(const Eigen::MatrixBase<Derived>& x) {
   return x.size() == 0 || x.cwiseAbs().maxCoeff() == 0.0;
 }
 
@@ -96,7 +98,7 @@ void KktSolver::mark_decoupled(double t, CVec q) {
     }
   }
   for (int i = 0; i < m_; ++i) {
-    const bool zero = is_zero(A_.row(i).transpose());
+    const bool zero = is_zero(A_.row(i));
     row_decoupled_[static_cast<size_t>(i)] = zero ? 1 : 0;
     if (!zero) continue;
     if (std::abs(b_(i)) > kConsistency * b_scale) {
@@ -112,7 +114,8 @@ void KktSolver::mark_decoupled(double t, CVec q) {
 void KktSolver::build_matrix() {
   // Unit-norm constraint rows: [M  AᵀS; SA  0][a; λ'] = [f; Sb], λ = S λ'.
   for (int i = 0; i < m_; ++i) {
-    const double norm = A_.row(i).norm();
+    // stableNorm: rows scaling like r → 0 (down to 1e-300) must not underflow to zero.
+    const double norm = A_.row(i).stableNorm();
     row_scale_(i) = norm > 0.0 ? 1.0 / norm : 1.0;
   }
   K_.topLeftCorner(n_, n_) = M_;

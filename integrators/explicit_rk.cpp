@@ -16,10 +16,10 @@ namespace gmbd {
 
 namespace {
 
-constexpr double kSafety = 0.9;     // step-size safety factor
-constexpr double kFacMin = 0.2;     // smallest step-size ratio
-constexpr double kFacMax = 5.0;     // largest step-size ratio
-constexpr double kBeta1 = 0.7;      // PI gains, divided by k = p̂ + 1 (HNW II, eq. IV.2.43c)
+constexpr double kSafety = 0.9;  // step-size safety factor
+constexpr double kFacMin = 0.2;  // smallest step-size ratio
+constexpr double kFacMax = 5.0;  // largest step-size ratio
+constexpr double kBeta1 = 0.7;   // PI gains, divided by k = p̂ + 1 (HNW II, eq. IV.2.43c)
 constexpr double kBeta2 = 0.4;
 constexpr double kErrFloor = 1e-4;  // lower bound of the remembered error (as in DOPRI5)
 constexpr double kGridTol = 1e-9;   // fixed-step output times: |tout − grid| ≤ 1e-9·dt
@@ -36,7 +36,8 @@ ExplicitRk::ExplicitRk(RkTableau tableau, const IntegratorOptions& options)
     : tableau_(std::move(tableau)), options_(options) {
   const std::string who = "integrator " + tableau_.name + ": ";
   auto bad = [&](const std::string& what) { throw InputError(who + what); };
-  if (options_.max_steps <= 0) bad("max_steps = " + std::to_string(options_.max_steps) + " must be > 0");
+  if (options_.max_steps <= 0)
+    bad("max_steps = " + std::to_string(options_.max_steps) + " must be > 0");
   if (!tableau_.adaptive()) {
     if (!(std::isfinite(options_.dt) && options_.dt > 0.0)) {
       bad("dt = " + fmt(options_.dt) + " must be finite and > 0 for a fixed-step method");
@@ -56,11 +57,18 @@ ExplicitRk::ExplicitRk(RkTableau tableau, const IntegratorOptions& options)
   }
   if (options_.rtol + options_.atol <= 0.0) bad("rtol and atol are both 0; one must be > 0");
   if (std::isnan(options_.dt) || std::isinf(options_.dt)) {
-    bad("dt = " + fmt(options_.dt) + " must be finite (<= 0 selects the initial step automatically)");
+    bad("dt = " + fmt(options_.dt) +
+        " must be finite (<= 0 selects the initial step automatically)");
   }
   if (!(options_.max_step > 0.0)) bad("max_step = " + fmt(options_.max_step) + " must be > 0");
   if (!(std::isfinite(options_.min_step) && options_.min_step >= 0.0)) {
     bad("min_step = " + fmt(options_.min_step) + " must be finite and >= 0");
+  }
+  if (options_.dt > 0.0 && options_.dt < options_.min_step) {
+    bad("dt = " + fmt(options_.dt) + " is below min_step = " + fmt(options_.min_step));
+  }
+  if (options_.min_step > options_.max_step) {
+    bad("min_step = " + fmt(options_.min_step) + " exceeds max_step = " + fmt(options_.max_step));
   }
 }
 
@@ -70,7 +78,8 @@ void ExplicitRk::initialize(OdeSystem& system, double t0, CVec z0) {
     throw InputError("integrator " + tableau_.name + ": initialize: wrong state size: expected " +
                      std::to_string(n) + " (system dimension), got " + std::to_string(z0.size()));
   }
-  if (!std::isfinite(t0)) throw InputError("integrator " + tableau_.name + ": t0 = " + fmt(t0) + " must be finite");
+  if (!std::isfinite(t0))
+    throw InputError("integrator " + tableau_.name + ": t0 = " + fmt(t0) + " must be finite");
   system_ = &system;
   project_ = system.has_projection();
   n_ = n;
@@ -106,7 +115,8 @@ void ExplicitRk::initialize(OdeSystem& system, double t0, CVec z0) {
 
 void ExplicitRk::check_initialized(const char* where) const {
   if (system_ == nullptr) {
-    throw std::logic_error("integrator " + tableau_.name + ": " + where + " called before initialize()");
+    throw std::logic_error("integrator " + tableau_.name + ": " + where +
+                           " called before initialize()");
   }
 }
 
@@ -116,8 +126,8 @@ void ExplicitRk::evaluate(double t, CVec z, VecRef zdot) {
 }
 
 void ExplicitRk::fail(const std::string& reason, double h) const {
-  throw IntegrationError(t_, "integrator " + tableau_.name + ": " + reason + " at t = " + fmt(t_) +
-                                 " s (step size h = " + fmt(h) + " s)");
+  throw IntegrationError(t_, "integrator " + tableau_.name + " failed at t = " + fmt(t_) +
+                                 " s (step size h = " + fmt(h) + " s): " + reason);
 }
 
 double ExplicitRk::attempt_step(double h) {
@@ -157,7 +167,8 @@ double ExplicitRk::attempt_step(double h) {
     }
     if (project_) attempt_step_correction_ = system_->project(t_ + h, y_new_);
   }
-  if (!tableau_.adaptive()) return y_new_.allFinite() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  if (!tableau_.adaptive())
+    return y_new_.allFinite() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   return error_norm(h);
 }
 
@@ -170,7 +181,8 @@ double ExplicitRk::error_norm(double h) {
   if (n_ == 0) return 0.0;
   double sum = 0.0;
   for (int i = 0; i < n_; ++i) {
-    const double scale = options_.atol + options_.rtol * std::max(std::abs(z_(i)), std::abs(y_new_(i)));
+    const double scale =
+        options_.atol + options_.rtol * std::max(std::abs(z_(i)), std::abs(y_new_(i)));
     const double r = err_(i) / scale;
     sum += r * r;
   }
@@ -234,8 +246,8 @@ double ExplicitRk::initial_step() {
   d2 = std::sqrt(d2 / nn) / h0;
   if (!std::isfinite(d2)) return h0;  // let the error test sort it out
   const double dmax = std::max(d1, d2);
-  const double h1 = dmax <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
-                                  : std::pow(0.01 / dmax, 1.0 / (tableau_.order + 1));
+  const double h1 =
+      dmax <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / dmax, 1.0 / (tableau_.order + 1));
   return std::min({100.0 * h0, h1, options_.max_step});
 }
 
@@ -246,7 +258,8 @@ void ExplicitRk::advance_to(double tout, VecRef z_out) {
                      std::to_string(n_) + ", got " + std::to_string(z_out.size()));
   }
   if (!std::isfinite(tout)) {
-    throw InputError("integrator " + tableau_.name + ": advance_to: tout = " + fmt(tout) + " must be finite");
+    throw InputError("integrator " + tableau_.name + ": advance_to: tout = " + fmt(tout) +
+                     " must be finite");
   }
   if (tableau_.adaptive()) {
     advance_adaptive(tout, z_out);
@@ -260,10 +273,16 @@ void ExplicitRk::advance_fixed(double tout, VecRef z_out) {
   // Snap tout to the grid t0 + k·dt.
   const double kreal = (tout - t0_) / dt;
   const double kround = std::round(kreal);
+  if (!(std::abs(kround) < 1e15)) {
+    throw InputError("integrator " + tableau_.name + ": tout = " + fmt(tout) + " s is " +
+                     fmt(kreal) + " steps of dt = " + fmt(dt) + " s from t0 = " + fmt(t0_) +
+                     " s; too far");
+  }
   if (std::abs(tout - (t0_ + kround * dt)) > kGridTol * dt) {
     throw InputError("integrator " + tableau_.name + ": tout = " + fmt(tout) +
-                     " s is not on the fixed step grid t0 + k*dt (t0 = " + fmt(t0_) + " s, dt = " +
-                     fmt(dt) + " s, k = " + fmt(kreal) + "); choose output times that are multiples of dt");
+                     " s is not on the fixed step grid t0 + k*dt (t0 = " + fmt(t0_) +
+                     " s, dt = " + fmt(dt) + " s, k = " + fmt(kreal) +
+                     "); choose output times that are multiples of dt");
   }
   const long target = static_cast<long>(kround);
   if (target < grid_index_) {
@@ -281,7 +300,8 @@ void ExplicitRk::advance_fixed(double tout, VecRef z_out) {
     }
     const double err = attempt_step(dt);
     if (!std::isfinite(err)) {
-      fail("non-finite state (the right-hand side or the projection returned NaN/Inf) in the step", dt);
+      fail("non-finite state (the right-hand side or the projection returned NaN/Inf) in the step",
+           dt);
     }
     accept_step(dt, t0_ + static_cast<double>(grid_index_ + 1) * dt);
     ++grid_index_;
@@ -297,14 +317,18 @@ void ExplicitRk::step_adaptive() {
   }
   if (h_ <= 0.0) h_ = initial_step();
   const double k = tableau_.embedded_order + 1.0;
-  const char* reason = "error test failures";
+  const char* reason =
+      "the local error estimate demands ever smaller steps (a singularity, a discontinuity or "
+      "stiffness?)";
   for (;;) {
     if (stats_.steps + stats_.rejected_steps >= options_.max_steps) {
-      fail("number of attempted steps exceeds max_steps = " + std::to_string(options_.max_steps), h_);
+      fail("number of attempted steps exceeds max_steps = " + std::to_string(options_.max_steps),
+           h_);
     }
     const double h = std::min(h_, options_.max_step);
     if (h < options_.min_step || t_ + h == t_) {
-      fail(std::string("step size fell below min_step = ") + fmt(options_.min_step) + " after " + reason, h);
+      fail(std::string("step size fell below min_step = ") + fmt(options_.min_step) + ": " + reason,
+           h);
     }
     const double err = attempt_step(h);
     if (err <= 1.0) {
@@ -326,7 +350,9 @@ void ExplicitRk::step_adaptive() {
       h_ = h * std::max(kFacMin, kSafety * std::pow(err, -1.0 / k));
     } else {
       h_ = h * kFacMin;
-      reason = "non-finite values (the right-hand side or the projection returned NaN/Inf)";
+      reason =
+          "steps kept producing non-finite values (the right-hand side or the projection "
+          "returned NaN/Inf)";
     }
   }
 }
@@ -386,8 +412,9 @@ void ExplicitRk::interpolate(double t, VecRef out) {
           (th * th * th1) * dense_.col(3) + (th * th * th1 * th1) * dense_.col(4);
   } else {
     // u(θ) = (1+2θ)θ₁² y0 + θθ₁² h f0 + θ²(3−2θ) y1 − θ²θ₁ h f1
-    out = ((1.0 + 2.0 * th) * th1 * th1) * dense_.col(0) + (th * th * (3.0 - 2.0 * th)) * dense_.col(1) +
-          (th * th1 * th1) * dense_.col(2) - (th * th * th1) * dense_.col(3);
+    out = ((1.0 + 2.0 * th) * th1 * th1) * dense_.col(0) +
+          (th * th * (3.0 - 2.0 * th)) * dense_.col(1) + (th * th1 * th1) * dense_.col(2) -
+          (th * th * th1) * dense_.col(3);
   }
   // The interpolant leaves the manifold by O(interpolation error): project the output.
   if (project_) system_->project(t, out);

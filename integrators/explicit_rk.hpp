@@ -43,7 +43,8 @@ class ExplicitRk final : public Integrator {
  public:
   /// Throws InputError naming the option and its value when the options are invalid:
   /// fixed-step: dt must be finite and > 0; adaptive: rtol, atol ≥ 0 and finite with
-  /// rtol + atol > 0, dt finite (≤ 0 means automatic), max_step > 0, min_step ≥ 0 and finite;
+  /// rtol + atol > 0, dt finite (≤ 0 means automatic), max_step > 0, min_step ≥ 0 and finite,
+  /// min_step ≤ max_step, dt ≥ min_step when dt > 0;
   /// all: max_steps > 0.
   ExplicitRk(RkTableau tableau, const IntegratorOptions& options);
 
@@ -102,15 +103,15 @@ class ExplicitRk final : public Integrator {
   bool project_ = false;
   int n_ = 0;
 
-  double t0_ = 0.0;        ///< start of the run (fixed-step grid origin)
-  double t_ = 0.0;         ///< time of the last accepted step
-  double t_prev_ = 0.0;    ///< start of the last accepted step
-  double h_prev_ = 0.0;    ///< size of the last accepted step
-  long grid_index_ = 0;    ///< fixed step: t_ = t0_ + grid_index_·dt
-  double h_ = 0.0;         ///< next step size
-  double err_prev_ = 1e-4; ///< previous accepted error norm (PI controller)
+  double t0_ = 0.0;         ///< start of the run (fixed-step grid origin)
+  double t_ = 0.0;          ///< time of the last accepted step
+  double t_prev_ = 0.0;     ///< start of the last accepted step
+  double h_prev_ = 0.0;     ///< size of the last accepted step
+  long grid_index_ = 0;     ///< fixed step: t_ = t0_ + grid_index_·dt
+  double h_ = 0.0;          ///< next step size
+  double err_prev_ = 1e-4;  ///< previous accepted error norm (PI controller)
   bool last_rejected_ = false;
-  bool f_valid_ = false;   ///< f_ holds F(t_, z_)
+  bool f_valid_ = false;  ///< f_ holds F(t_, z_)
   bool dense_valid_ = false;
   double attempt_stage_correction_ = 0.0;
   double attempt_step_correction_ = 0.0;

@@ -11,9 +11,9 @@ namespace gmbd {
 
 /// How an embedded pair interpolates between two accepted points.
 enum class DenseOutputKind {
-  kNone,     ///< fixed-step methods: outputs only on the step grid
-  kHermite3, ///< cubic Hermite from (y0, f0, y1, f1), 3rd order (used with bs32)
-  kDopri5,   ///< Dormand–Prince 4th-order continuous extension (HNW I, §II.6, code DOPRI5)
+  kNone,      ///< fixed-step methods: outputs only on the step grid
+  kHermite3,  ///< cubic Hermite from (y0, f0, y1, f1), 3rd order (used with bs32)
+  kDopri5,    ///< Dormand–Prince 4th-order continuous extension (HNW I, §II.6, code DOPRI5)
 };
 
 /// An explicit s-stage Runge–Kutta method
@@ -24,10 +24,10 @@ enum class DenseOutputKind {
 /// methods). FSAL ("first same as last") means row s of a equals b, c_s = 1 and b_s = 0, so
 /// the last stage f(t + h, z⁺) is the first stage of the next step.
 struct RkTableau {
-  std::string name;           ///< method name as accepted by make_integrator
-  std::string description;    ///< one line incl. the reference
-  int order = 0;              ///< order p of z⁺
-  int embedded_order = 0;     ///< order of the embedded solution b̂ (0: no error estimate)
+  std::string name;         ///< method name as accepted by make_integrator
+  std::string description;  ///< one line incl. the reference
+  int order = 0;            ///< order p of z⁺
+  int embedded_order = 0;   ///< order of the embedded solution b̂ (0: no error estimate)
   bool fsal = false;
   DenseOutputKind dense = DenseOutputKind::kNone;
   Mat a;  ///< s × s, strictly lower triangular

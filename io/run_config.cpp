@@ -221,11 +221,11 @@ std::string join(const std::vector<std::string>& items, const char* separator = 
   return out;
 }
 
+/// Shortest text that reads back as exactly x.
 std::string format_number(double x) {
-  std::ostringstream s;
-  s.precision(17);
-  s << x;
-  return s.str();
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, result.ptr);
 }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -248,7 +248,11 @@ std::string suggestion(const std::string& given, const std::vector<std::string>&
   std::string best;
   size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
   for (const auto& v : valid) {
-    const size_t d = edit_distance(given, v);
+    // An abbreviation ("params" for "parameters": a long shared prefix) counts as close.
+    size_t shared = 0;
+    while (shared < given.size() && shared < v.size() && given[shared] == v[shared]) ++shared;
+    const bool abbreviation = shared >= std::max<size_t>(3, (2 * given.size() + 2) / 3);
+    const size_t d = abbreviation ? 1 : edit_distance(given, v);
     if (d < best_distance) {
       best_distance = d;
       best = v;
@@ -433,7 +437,10 @@ class Reader {
     const double x = number(node, path);
     if (std::floor(x) != x || x < static_cast<double>(minimum) || x > static_cast<double>(maximum)) {
       std::string range = "an integer >= " + std::to_string(minimum);
-      if (maximum < std::numeric_limits<long>::max()) range += " and <= " + std::to_string(maximum);
+      // The upper bound is news only when it is small or was exceeded.
+      if (maximum <= std::numeric_limits<int>::max() || x > static_cast<double>(maximum)) {
+        range += " and <= " + std::to_string(maximum);
+      }
       fail(node, path, "expected " + range + ", got " + actual(node, x));
     }
     return static_cast<long>(x);
@@ -533,9 +540,7 @@ void read_initial(const Reader& r, const YAML::Node& node, InitialConfig& initia
 void read_integrator(const Reader& r, const YAML::Node& node, IntegratorOptions& options) {
   const auto s = r.section(node, "integrator",
                            {"method", "dt", "rtol", "atol", "max_step", "min_step", "max_steps"});
-  if (const YAML::Node* n = s.get("method")) {
-    options.method = trim(r.string(*n, s.child("method"), "an integrator name (e.g. rk4, rk45)", false));
-  }
+  if (const YAML::Node* n = s.get("method")) options.method = r.choice(*n, s.child("method"), integrator_names());
   if (const YAML::Node* n = s.get("dt")) {
     if (n->IsScalar() && trim(n->Scalar()) == "auto") {
       options.dt = 0.0;  // automatic initial step (adaptive methods only; make_integrator checks)
@@ -607,7 +612,9 @@ void read_time(const Reader& r, const YAML::Node& node, TimeConfig& time) {
 
 void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) {
   const auto s = r.section(node, "output", {"hdf5", "csv", "flush_rows"});
-  if (const YAML::Node* n = s.get("hdf5")) output.hdf5 = trim(r.string(*n, s.child("hdf5"), "a file name", true));
+  if (const YAML::Node* n = s.get("hdf5")) {
+    output.hdf5 = trim(r.string(*n, s.child("hdf5"), "a file name (the HDF5 results file is always written)", false));
+  }
   if (const YAML::Node* n = s.get("csv")) output.csv = trim(r.string(*n, s.child("csv"), "a file name", true));
   if (const YAML::Node* n = s.get("flush_rows")) {
     output.flush_rows = static_cast<int>(

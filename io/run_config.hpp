@@ -36,10 +36,10 @@ struct TimeConfig {
   double start = 0.0, end = 10.0, output_interval = 0.01;
 };
 
-/// Result files. An empty `hdf5` or `csv` name means "do not write that file".
+/// Result files (relative names are relative to the working directory).
 struct OutputConfig {
-  std::string hdf5 = "results.h5";
-  std::string csv;
+  std::string hdf5 = "results.h5";  ///< always written; never empty
+  std::string csv;                  ///< empty: no CSV file
   int flush_rows = 256;  ///< rows buffered between two flushes to disk (≥ 1)
 };
 

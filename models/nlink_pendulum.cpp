@@ -71,6 +71,13 @@ bool NLinkPendulumParameters::conservative() const {
 
 namespace {
 
+// "theta3" etc. (built by append: GCC 12 warns falsely (-Wrestrict) on "x" + std::to_string(k)).
+std::string indexed(const char* prefix, int k) {
+  std::string name(prefix);
+  name.append(std::to_string(k));
+  return name;
+}
+
 // Records n and every list entry ("mass[0]", …) so result files carry the full model.
 template <class RecordFn>
 void record_nlink(const NLinkPendulumParameters& p, RecordFn&& record) {
@@ -97,7 +104,7 @@ NLinkPendulumAngle::NLinkPendulumAngle(NLinkPendulumParameters parameters)
     sum += p_.mass[static_cast<size_t>(k)];
     tail_mass_[static_cast<size_t>(k)] = sum;
   }
-  for (int k = 1; k <= p_.n; ++k) add_coordinate("theta" + std::to_string(k), "rad");
+  for (int k = 1; k <= p_.n; ++k) add_coordinate(indexed("theta", k), "rad");
   record_nlink(p_, [this](std::string name, double value) {
     record_parameter(std::move(name), value);
   });
@@ -177,10 +184,10 @@ NLinkPendulumCartesian::NLinkPendulumCartesian(NLinkPendulumParameters parameter
     add_holonomic("rod");
   } else {
     for (int k = 1; k <= p_.n; ++k) {
-      add_coordinate("x" + std::to_string(k), "m");
-      add_coordinate("y" + std::to_string(k), "m");
+      add_coordinate(indexed("x", k), "m");
+      add_coordinate(indexed("y", k), "m");
     }
-    for (int k = 1; k <= p_.n; ++k) add_holonomic("link" + std::to_string(k));
+    for (int k = 1; k <= p_.n; ++k) add_holonomic(indexed("link", k));
   }
   if (simple_names) {
     record_parameter("mass", p_.mass[0]);

@@ -82,7 +82,9 @@ inline void require_finite(const std::string& name, double x, const char* unit) 
 /// "mass[0]": the name of list entry k (0-based, as in the InputError messages of
 /// resolve_parameters and the parameter record).
 inline std::string entry_name(const std::string& name, size_t k) {
-  return name + "[" + std::to_string(k) + "]";
+  std::string entry(name);
+  entry.append("[").append(std::to_string(k)).append("]");
+  return entry;
 }
 
 }  // namespace gmbd::model_params

@@ -80,6 +80,15 @@ std::string default_plot_path(const std::string& h5) {
   return p.string();
 }
 
+// Rounds the output interval to a whole number of steps (at least one) and the end time down
+// to the step grid, so that every output time is reached by whole fixed steps.
+void align_output_grid(TimeConfig& time, double dt) {
+  const double per_output = std::max(1.0, std::round(time.output_interval / dt));
+  time.output_interval = per_output * dt;
+  const double steps = std::floor((time.end - time.start) / dt + 1e-9);
+  time.end = time.start + steps * dt;
+}
+
 }  // namespace
 
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
@@ -144,8 +153,13 @@ int drift_command(const DriftArgs& args) {
         cfg.integrator.method = method;
         cfg.integrator.dt = dt;
         cfg.stabilization.method = stab;
-        // For adaptive methods the grid's dt is the largest step they may take.
-        if (make_integrator(cfg.integrator)->adaptive()) cfg.integrator.max_step = dt;
+        // For adaptive methods the grid's dt is the largest step they may take; fixed-step
+        // methods need the output grid on their step grid.
+        if (make_integrator(cfg.integrator)->adaptive()) {
+          cfg.integrator.max_step = dt;
+        } else {
+          align_output_grid(cfg.time, dt);
+        }
         const PreparedRun run = prepare_run(cfg);
         const RunSummary s = integrate(run, [](const OutputSample&) {});
         const double energy_error = run.built.model->conserves_energy() ? s.max_energy_error : NAN;

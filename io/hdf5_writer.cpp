@@ -1,0 +1,581 @@
+// The streaming HDF5 results writer (HDF5 C API): file and dataset creation, row buffering,
+// chunked appends with flushes, attributes, and HDF5 error reporting without stack printing.
+#include "io/hdf5_writer.hpp"
+
+#include <hdf5.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+
+namespace gmbd {
+namespace {
+
+// ---- HDF5 plumbing -------------------------------------------------------------------------
+
+/// Turns HDF5's automatic error-stack printing off for the current thread during a scope
+/// (the thread-safe library keeps one setting per thread) and restores it afterwards.
+class SilenceHdf5Errors {
+ public:
+  SilenceHdf5Errors() {
+    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
+  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+/// The innermost message of the current thread's HDF5 error stack (e.g. the errno text of a
+/// failed open), or "" when the stack is empty. Must be called right after the failing call.
+std::string hdf5_error_detail() {
+  std::string detail;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* err, void* out) -> herr_t {
+        if (n == 0 && err != nullptr && err->desc != nullptr) {
+          *static_cast<std::string*>(out) = err->desc;
+        }
+        return 0;
+      },
+      &detail);
+  return detail;
+}
+
+/// Owner of one HDF5 identifier; closes it with the matching H5?close.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& other) noexcept : id_(other.id_), closer_(other.closer_) { other.id_ = -1; }
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      id_ = other.id_;
+      closer_ = other.closer_;
+      other.id_ = -1;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  /// Closes now; returns false if HDF5 reported an error.
+  bool reset() {
+    bool ok = true;
+    if (id_ >= 0 && closer_ != nullptr) ok = closer_(id_) >= 0;
+    id_ = -1;
+    return ok;
+  }
+
+ private:
+  hid_t id_ = -1;
+  Closer closer_ = nullptr;
+};
+
+/// Variable-length UTF-8 string type: h5py returns str, MATLAB h5readatt a char / cell array.
+Handle make_string_type() {
+  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (!type.valid() || H5Tset_size(type.get(), H5T_VARIABLE) < 0 ||
+      H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0) {
+    throw std::runtime_error("HDF5: cannot create the string type (" + hdf5_error_detail() + ")");
+  }
+  return type;
+}
+
+/// Removes an existing attribute of that name so that it can be written anew.
+bool delete_attribute_if_present(hid_t object, const std::string& name) {
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) return false;
+  if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return false;
+  return true;
+}
+
+bool write_string_attribute(hid_t object, const std::string& name, const std::string& value) {
+  if (!delete_attribute_if_present(object, name)) return false;
+  Handle type = make_string_type();
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  if (!space.valid()) return false;
+  Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
+  if (!attr.valid()) return false;
+  const char* text = value.c_str();
+  return H5Awrite(attr.get(), type.get(), &text) >= 0;
+}
+
+/// A 1-D array of strings (e.g. the column names of a dataset).
+bool write_string_array_attribute(hid_t object, const std::string& name,
+                                  const std::vector<std::string>& values) {
+  if (!delete_attribute_if_present(object, name)) return false;
+  Handle type = make_string_type();
+  const hsize_t dims[1] = {values.size()};
+  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+  if (!space.valid()) return false;
+  Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
+  if (!attr.valid()) return false;
+  if (values.empty()) return true;
+  std::vector<const char*> pointers;
+  pointers.reserve(values.size());
+  for (const auto& v : values) pointers.push_back(v.c_str());
+  return H5Awrite(attr.get(), type.get(), pointers.data()) >= 0;
+}
+
+bool write_double_attribute(hid_t object, const std::string& name, double value) {
+  if (!delete_attribute_if_present(object, name)) return false;
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  if (!space.valid()) return false;
+  Handle attr(H5Acreate2(object, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
+  if (!attr.valid()) return false;
+  return H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) >= 0;
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+/// Shortest text that reads back as exactly x ("0.05", not "0.050000000000000003").
+std::string format_value(double x) {
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, result.ptr);
+}
+
+[[noreturn]] void throw_size_mismatch(const std::string& sink, const char* what, long actual,
+                                      size_t expected, const char* layout_field) {
+  std::ostringstream msg;
+  msg << "results '" << sink << "': row has " << what << " of size " << actual << ", expected "
+      << expected << " (layout." << layout_field << ")";
+  throw std::invalid_argument(msg.str());
+}
+
+[[noreturn]] void throw_non_finite(const std::string& sink, double time, const char* dataset,
+                                   const std::string* column, long index, double value) {
+  std::ostringstream msg;
+  msg << "results '" << sink << "': the row at t = " << format_value(time)
+      << " has a non-finite value in dataset '" << dataset << "'";
+  if (column != nullptr) msg << ", column '" << *column << "' (index " << index << ")";
+  msg << ": " << format_value(value) << "; the row was not written";
+  throw NumericalError(time, msg.str());
+}
+
+void check_vector(const std::string& sink, double time, const char* dataset, CVec values,
+                  const std::vector<std::string>& names) {
+  if (values.allFinite()) return;
+  for (Eigen::Index i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw_non_finite(sink, time, dataset, &names[static_cast<size_t>(i)], static_cast<long>(i),
+                       values[i]);
+    }
+  }
+}
+
+/// Largest chunk, in bytes, the writer asks for (a chunk is flush_rows rows unless larger).
+constexpr size_t kMaxChunkBytes = size_t{4} << 20;
+
+}  // namespace
+
+// ============================================================================================
+// Row validation
+// ============================================================================================
+void check_result_row(const ResultLayout& layout, const ResultRow& row, const std::string& sink) {
+  if (static_cast<size_t>(row.q.size()) != layout.coordinates.size())
+    throw_size_mismatch(sink, "q", static_cast<long>(row.q.size()), layout.coordinates.size(), "coordinates");
+  if (static_cast<size_t>(row.v.size()) != layout.coordinates.size())
+    throw_size_mismatch(sink, "v", static_cast<long>(row.v.size()), layout.coordinates.size(), "coordinates");
+  if (static_cast<size_t>(row.lambda.size()) != layout.constraints.size())
+    throw_size_mismatch(sink, "lambda", static_cast<long>(row.lambda.size()), layout.constraints.size(),
+                        "constraints");
+  if (static_cast<size_t>(row.z.size()) != layout.states.size())
+    throw_size_mismatch(sink, "z", static_cast<long>(row.z.size()), layout.states.size(), "states");
+
+  if (!std::isfinite(row.time)) throw_non_finite(sink, row.time, "time", nullptr, 0, row.time);
+  check_vector(sink, row.time, "q", row.q, layout.coordinates);
+  check_vector(sink, row.time, "v", row.v, layout.coordinates);
+  check_vector(sink, row.time, "lambda", row.lambda, layout.constraints);
+  check_vector(sink, row.time, "z", row.z, layout.states);
+  if (!std::isfinite(row.residual_position))
+    throw_non_finite(sink, row.time, "residual/position", nullptr, 0, row.residual_position);
+  if (!std::isfinite(row.residual_velocity))
+    throw_non_finite(sink, row.time, "residual/velocity", nullptr, 0, row.residual_velocity);
+  if (!std::isfinite(row.correction))
+    throw_non_finite(sink, row.time, "correction", nullptr, 0, row.correction);
+  if (layout.has_energy && !std::isfinite(row.energy))
+    throw_non_finite(sink, row.time, "energy", nullptr, 0, row.energy);
+}
+
+// ============================================================================================
+// Writer
+// ============================================================================================
+struct Hdf5ResultWriter::Impl {
+  /// One dataset and its row buffer (flush_rows × cols, row-major like the file).
+  struct Series {
+    std::string name;  // path in the file, e.g. "residual/position"
+    int rank = 1;      // 1: (N), 2: (N × cols)
+    hsize_t cols = 1;
+    Handle dataset;
+    std::vector<double> buffer;
+  };
+
+  std::string path;
+  ResultLayout layout;
+  int flush_rows = 256;
+  Handle file;
+  Handle residual_group;
+  std::vector<Series> series;  // order: time, q, v, lambda, [z], residual/position,
+                               // residual/velocity, correction, [energy]
+  Series* time = nullptr;
+  Series* q = nullptr;
+  Series* v = nullptr;
+  Series* lambda = nullptr;
+  Series* z = nullptr;
+  Series* residual_position = nullptr;
+  Series* residual_velocity = nullptr;
+  Series* correction = nullptr;
+  Series* energy = nullptr;
+  long buffered = 0;  // rows in the buffers
+  long written = 0;   // rows in the file
+  bool closed = false;
+
+  [[noreturn]] void fail(const std::string& operation) const {
+    const std::string detail = hdf5_error_detail();
+    throw std::runtime_error("results file '" + path + "': " + operation +
+                             (detail.empty() ? std::string() : " (" + detail + ")"));
+  }
+
+  void create_file() {
+    namespace fs = std::filesystem;
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    // File format 1.8: dense attribute storage, readable by every HDF5 ≥ 1.8 (MATLAB, h5py).
+    if (!fapl.valid() || H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
+      fail("cannot set up file access properties");
+    }
+    file = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
+    if (file.valid()) return;
+
+    // Name the likely cause before HDF5's own words.
+    std::string detail = hdf5_error_detail();
+    std::error_code ec;
+    const fs::path p(path);
+    const fs::path parent = p.parent_path();
+    std::string reason;
+    if (path.empty()) {
+      reason = "empty file name";
+    } else if (!parent.empty() && !fs::exists(parent, ec)) {
+      reason = "directory '" + parent.string() + "' does not exist";
+    } else if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      reason = "'" + parent.string() + "' is not a directory";
+    } else if (fs::is_directory(p, ec)) {
+      reason = "it is a directory";
+    }
+    std::string message = "results file '" + path + "': cannot create the file";
+    if (!reason.empty()) message += ": " + reason;
+    if (!detail.empty()) message += " (HDF5: " + detail + ")";
+    throw InputError(message);
+  }
+
+  Series& add_series(const std::string& name, int rank, size_t cols, hid_t parent,
+                     const std::string& local_name) {
+    Series s;
+    s.name = name;
+    s.rank = rank;
+    s.cols = rank == 1 ? 1 : cols;
+    // Chunks of flush_rows rows (capped at kMaxChunkBytes) so that each flush writes whole chunks.
+    const size_t row_bytes = sizeof(double) * std::max<size_t>(s.cols, 1);
+    const hsize_t chunk_rows =
+        std::max<hsize_t>(1, std::min<hsize_t>(static_cast<hsize_t>(flush_rows), kMaxChunkBytes / row_bytes));
+    const hsize_t dims[2] = {0, s.cols};
+    // A zero-width dataset (no constraints) needs an unlimited second dimension: chunk
+    // dimensions must not exceed fixed maximum dimensions.
+    const hsize_t max_dims[2] = {H5S_UNLIMITED, s.cols == 0 ? H5S_UNLIMITED : s.cols};
+    const hsize_t chunk[2] = {chunk_rows, std::max<hsize_t>(s.cols, 1)};
+
+    Handle space(H5Screate_simple(rank, dims, max_dims), H5Sclose);
+    Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    if (!space.valid() || !dcpl.valid() || H5Pset_chunk(dcpl.get(), rank, chunk) < 0) {
+      fail("cannot set up dataset '" + name + "'");
+    }
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+      if (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), 4) < 0) {
+        fail("cannot set compression of dataset '" + name + "'");
+      }
+    }
+    s.dataset = Handle(H5Dcreate2(parent, local_name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                  dcpl.get(), H5P_DEFAULT),
+                       H5Dclose);
+    if (!s.dataset.valid()) fail("cannot create dataset '" + name + "'");
+    s.buffer.assign(static_cast<size_t>(flush_rows) * s.cols, 0.0);
+    series.push_back(std::move(s));
+    return series.back();
+  }
+
+  void string_attribute(hid_t object, const std::string& object_name, const std::string& name,
+                        const std::string& value) {
+    if (!write_string_attribute(object, name, value)) {
+      fail("cannot write attribute '" + name + "' of '" + object_name + "'");
+    }
+  }
+  void string_array_attribute(hid_t object, const std::string& object_name, const std::string& name,
+                              const std::vector<std::string>& values) {
+    if (!write_string_array_attribute(object, name, values)) {
+      fail("cannot write attribute '" + name + "' of '" + object_name + "'");
+    }
+  }
+  void double_attribute(hid_t object, const std::string& object_name, const std::string& name,
+                        double value) {
+    if (!write_double_attribute(object, name, value)) {
+      fail("cannot write attribute '" + name + "' of '" + object_name + "'");
+    }
+  }
+
+  void create_layout() {
+    const size_t nq = layout.coordinates.size();
+    const hid_t root = file.get();
+    residual_group = Handle(H5Gcreate2(root, "residual", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    if (!residual_group.valid()) fail("cannot create group 'residual'");
+
+    // The vector of Series must not reallocate while pointers into it are taken.
+    series.reserve(9);
+    time = &add_series("time", 1, 1, root, "time");
+    q = &add_series("q", 2, nq, root, "q");
+    v = &add_series("v", 2, nq, root, "v");
+    lambda = &add_series("lambda", 2, layout.constraints.size(), root, "lambda");
+    if (!layout.states.empty()) z = &add_series("z", 2, layout.states.size(), root, "z");
+    residual_position = &add_series("residual/position", 1, 1, residual_group.get(), "position");
+    residual_velocity = &add_series("residual/velocity", 1, 1, residual_group.get(), "velocity");
+    correction = &add_series("correction", 1, 1, root, "correction");
+    if (layout.has_energy) energy = &add_series("energy", 1, 1, root, "energy");
+
+    // Dataset attributes: column names, units, a one-line description.
+    string_attribute(time->dataset.get(), "time", "units", "s");
+    string_attribute(time->dataset.get(), "time", "description", "simulation time of each row");
+    string_array_attribute(q->dataset.get(), "q", "coordinates", layout.coordinates);
+    string_attribute(q->dataset.get(), "q", "description", "generalised coordinates q(t), one column per coordinate");
+    string_array_attribute(v->dataset.get(), "v", "coordinates", layout.coordinates);
+    string_attribute(v->dataset.get(), "v", "description", "generalised velocities v(t) = dq/dt, one column per coordinate");
+    if (!layout.coordinate_units.empty()) {
+      std::vector<std::string> rate_units;
+      for (const auto& u : layout.coordinate_units) rate_units.push_back(u.empty() ? "1/s" : u + "/s");
+      string_array_attribute(q->dataset.get(), "q", "units", layout.coordinate_units);
+      string_array_attribute(v->dataset.get(), "v", "units", rate_units);
+    }
+    string_array_attribute(lambda->dataset.get(), "lambda", "constraints", layout.constraints);
+    string_attribute(lambda->dataset.get(), "lambda", "description",
+                     "Lagrange multipliers (generalised constraint forces), one column per constraint row");
+    if (z != nullptr) {
+      string_array_attribute(z->dataset.get(), "z", "states", layout.states);
+      string_attribute(z->dataset.get(), "z", "description", "non-mechanical states z(t)");
+      if (!layout.state_units.empty()) string_array_attribute(z->dataset.get(), "z", "units", layout.state_units);
+    }
+    string_attribute(residual_position->dataset.get(), "residual/position", "description",
+                     "position-level constraint residual max_i |g_i(t, q)|");
+    string_attribute(residual_velocity->dataset.get(), "residual/velocity", "description",
+                     "velocity-level constraint residual max_i |dg_i/dt|, |h_i(t, q, v)|");
+    string_attribute(correction->dataset.get(), "correction", "description",
+                     "largest state correction applied since the previous row");
+    if (energy != nullptr) {
+      string_attribute(energy->dataset.get(), "energy", "units", "J");
+      string_attribute(energy->dataset.get(), "energy", "description", "total mechanical energy T + V");
+    }
+
+    // Root attributes: format identification, then the caller's metadata.
+    string_attribute(root, "/", "format", "GaussMBD results");
+    double_attribute(root, "/", "format_version", 1.0);
+    string_attribute(root, "/", "created", utc_timestamp());
+    string_attribute(root, "/", "hdf5_version", H5_VERSION);
+    for (const auto& [name, value] : layout.string_attributes) string_attribute(root, "/", name, value);
+    for (const auto& [name, value] : layout.numeric_attributes) double_attribute(root, "/", name, value);
+    if (H5Fflush(root, H5F_SCOPE_LOCAL) < 0) fail("cannot flush the new file");
+  }
+
+  void write_buffered() {
+    if (buffered > 0) {
+      const hsize_t start_row = static_cast<hsize_t>(written);
+      const hsize_t rows = static_cast<hsize_t>(buffered);
+      for (auto& s : series) {
+        const hsize_t new_dims[2] = {start_row + rows, s.cols};
+        if (H5Dset_extent(s.dataset.get(), new_dims) < 0) {
+          fail("cannot extend dataset '" + s.name + "' to " + std::to_string(start_row + rows) + " rows");
+        }
+        if (s.cols == 0) continue;
+        Handle file_space(H5Dget_space(s.dataset.get()), H5Sclose);
+        const hsize_t start[2] = {start_row, 0};
+        const hsize_t count[2] = {rows, s.cols};
+        Handle memory_space(H5Screate_simple(s.rank, count, nullptr), H5Sclose);
+        if (!file_space.valid() || !memory_space.valid() ||
+            H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+            H5Dwrite(s.dataset.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                     s.buffer.data()) < 0) {
+          fail("cannot write rows " + std::to_string(start_row) + " to " +
+               std::to_string(start_row + rows - 1) + " of dataset '" + s.name + "'");
+        }
+      }
+    }
+    if (H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0) fail("cannot flush to disk");
+    written += buffered;
+    buffered = 0;
+  }
+
+  void check_open(const char* operation) const {
+    if (closed) throw std::logic_error("results file '" + path + "': " + operation + " after close()");
+  }
+};
+
+Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows)
+    : impl_(std::make_unique<Impl>()) {
+  if (flush_rows < 1) {
+    throw std::invalid_argument("results file '" + path + "': flush_rows must be >= 1, got " +
+                                std::to_string(flush_rows));
+  }
+  const auto check_units = [&](const std::vector<std::string>& units, const std::vector<std::string>& names,
+                               const char* what) {
+    if (!units.empty() && units.size() != names.size()) {
+      throw std::invalid_argument("results file '" + path + "': layout." + what + "_units has " +
+                                  std::to_string(units.size()) + " entries, expected " +
+                                  std::to_string(names.size()));
+    }
+  };
+  check_units(layout.coordinate_units, layout.coordinates, "coordinate");
+  check_units(layout.state_units, layout.states, "state");
+
+  impl_->path = path;
+  impl_->layout = layout;
+  impl_->flush_rows = flush_rows;
+  const SilenceHdf5Errors silence;
+  impl_->create_file();
+  try {
+    impl_->create_layout();
+  } catch (...) {
+    // Close what was opened; the partial file stays (it shows how far creation got).
+    impl_->series.clear();
+    impl_->residual_group.reset();
+    impl_->file.reset();
+    throw;
+  }
+}
+
+Hdf5ResultWriter::~Hdf5ResultWriter() {
+  if (!impl_ || impl_->closed) return;
+  try {
+    close();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+  } catch (...) {
+    spdlog::error("results file '{}': unknown error while closing", impl_->path);
+  }
+}
+
+Hdf5ResultWriter::Hdf5ResultWriter(Hdf5ResultWriter&&) noexcept = default;
+
+Hdf5ResultWriter& Hdf5ResultWriter::operator=(Hdf5ResultWriter&& other) noexcept {
+  if (this != &other) {
+    Hdf5ResultWriter old(std::move(*this));  // closes the current file, if any
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+void Hdf5ResultWriter::append(const ResultRow& row) {
+  if (!impl_) throw std::logic_error("Hdf5ResultWriter: append() on a moved-from writer");
+  Impl& w = *impl_;
+  w.check_open("append()");
+  try {
+    check_result_row(w.layout, row, w.path);
+  } catch (const NumericalError& e) {
+    throw NumericalError(e.time(), std::string(e.what()) + " (the " + std::to_string(w.written + w.buffered) +
+                                       " earlier rows are kept)");
+  }
+
+  // Copy the row into slot k of every buffer.
+  const size_t k = static_cast<size_t>(w.buffered);
+  const auto put = [k](Impl::Series* s, const double* values) {
+    if (s != nullptr && s->cols > 0) std::memcpy(s->buffer.data() + k * s->cols, values, s->cols * sizeof(double));
+  };
+  put(w.time, &row.time);
+  put(w.q, row.q.data());
+  put(w.v, row.v.data());
+  put(w.lambda, row.lambda.data());
+  put(w.z, row.z.data());
+  put(w.residual_position, &row.residual_position);
+  put(w.residual_velocity, &row.residual_velocity);
+  put(w.correction, &row.correction);
+  put(w.energy, &row.energy);
+  ++w.buffered;
+
+  if (w.buffered == w.flush_rows) flush();
+}
+
+void Hdf5ResultWriter::flush() {
+  if (!impl_) throw std::logic_error("Hdf5ResultWriter: flush() on a moved-from writer");
+  impl_->check_open("flush()");
+  const SilenceHdf5Errors silence;
+  impl_->write_buffered();
+}
+
+void Hdf5ResultWriter::set_attribute(const std::string& name, const std::string& value) {
+  if (!impl_) throw std::logic_error("Hdf5ResultWriter: set_attribute() on a moved-from writer");
+  impl_->check_open("set_attribute()");
+  const SilenceHdf5Errors silence;
+  impl_->string_attribute(impl_->file.get(), "/", name, value);
+}
+
+void Hdf5ResultWriter::set_attribute(const std::string& name, double value) {
+  if (!impl_) throw std::logic_error("Hdf5ResultWriter: set_attribute() on a moved-from writer");
+  impl_->check_open("set_attribute()");
+  const SilenceHdf5Errors silence;
+  impl_->double_attribute(impl_->file.get(), "/", name, value);
+}
+
+void Hdf5ResultWriter::close() {
+  if (!impl_ || impl_->closed) return;
+  Impl& w = *impl_;
+  const SilenceHdf5Errors silence;
+  std::string error;
+  try {
+    w.write_buffered();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  // Close every handle even when the last write failed.
+  w.closed = true;
+  bool ok = true;
+  for (auto& s : w.series) ok = s.dataset.reset() && ok;
+  ok = w.residual_group.reset() && ok;
+  ok = w.file.reset() && ok;
+  w.series.clear();
+  w.series.shrink_to_fit();
+  if (!error.empty()) throw std::runtime_error(error);
+  if (!ok) throw std::runtime_error("results file '" + w.path + "': cannot close the file (" + hdf5_error_detail() + ")");
+}
+
+long Hdf5ResultWriter::rows() const { return impl_ ? impl_->written + impl_->buffered : 0; }
+long Hdf5ResultWriter::rows_written() const { return impl_ ? impl_->written : 0; }
+const std::string& Hdf5ResultWriter::path() const {
+  static const std::string kEmpty;
+  return impl_ ? impl_->path : kEmpty;
+}
+
+}  // namespace gmbd

@@ -1,0 +1,94 @@
+// Streamed HDF5 time histories of a run: the column layout, one output row, and a writer that
+// buffers rows and appends them to chunked, compressed datasets (layout: docs/results-format.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace gmbd {
+
+/// The columns of a results file and its metadata. Sizes: nq = coordinates.size(),
+/// m = constraints.size(), nz = states.size().
+struct ResultLayout {
+  std::vector<std::string> coordinates;  ///< q and v columns (nq)
+  std::vector<std::string> constraints;  ///< lambda columns (m)
+  std::vector<std::string> states;       ///< non-mechanical states z (nz, may be empty)
+  bool has_energy = false;               ///< write the `energy` column
+  /// Optional units, parallel to coordinates / states (empty = not recorded). The units of v
+  /// are derived as "<unit>/s".
+  std::vector<std::string> coordinate_units;
+  std::vector<std::string> state_units;
+  /// Root attributes: model, integrator, version, run file text, … (strings) and tolerances,
+  /// dt, parameters, … (numbers). A later entry with the same name replaces an earlier one.
+  std::vector<std::pair<std::string, std::string>> string_attributes;
+  std::vector<std::pair<std::string, double>> numeric_attributes;
+};
+
+/// One output row: views into the caller's storage (no allocation per row). Sizes must match
+/// the layout: q, v (nq), lambda (m), z (nz). `energy` is ignored unless layout.has_energy.
+struct ResultRow {
+  double time;
+  CVec q;
+  CVec v;
+  CVec lambda;
+  CVec z;
+  double residual_position;  ///< ‖g(t, q)‖∞, holonomic constraint residual
+  double residual_velocity;  ///< ‖G v + g_t; h(t, q, v)‖∞, velocity-level residual
+  double correction;         ///< largest state correction (DSC) since the previous row
+  double energy;             ///< total energy T + V (J)
+};
+
+/// Checks that every value of `row` is finite and every size matches `layout`.
+/// Throws NumericalError(row.time, …) naming `sink`, the dataset and column and the value for
+/// a non-finite entry, std::invalid_argument naming expected and actual size for a size
+/// mismatch (a programming error). Does not allocate unless it throws.
+void check_result_row(const ResultLayout& layout, const ResultRow& row, const std::string& sink);
+
+/// Appends rows to an HDF5 results file (HDF5 C API; file format 1.8, readable by HDF5 ≥ 1.8,
+/// h5py, MATLAB, Octave). Rows are buffered in storage preallocated by the constructor and
+/// written every `flush_rows` rows (dataset extension + hyperslab write + H5Fflush), so an
+/// interrupted run keeps every flushed row. Not copyable; movable. One writer per file; writers
+/// of different files may run on different threads (HDF5 serialises calls internally).
+class Hdf5ResultWriter {
+ public:
+  /// Creates (truncates) `path` with every dataset at zero rows and the layout's attributes.
+  /// Throws InputError naming the path and the reason (missing directory, permission, …) if
+  /// the file cannot be created, std::invalid_argument if flush_rows < 1.
+  Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows = 256);
+  ~Hdf5ResultWriter();  ///< close(); errors are logged, never thrown
+  Hdf5ResultWriter(Hdf5ResultWriter&&) noexcept;
+  Hdf5ResultWriter& operator=(Hdf5ResultWriter&&) noexcept;
+  Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;
+  Hdf5ResultWriter& operator=(const Hdf5ResultWriter&) = delete;
+
+  /// Buffers one row; writes the buffer when it holds flush_rows rows. A row with a
+  /// non-finite value throws NumericalError (see check_result_row) before anything of it is
+  /// stored, so the file keeps every earlier row. Does not allocate except inside the HDF5
+  /// library when it flushes. Throws std::runtime_error if writing fails (e.g. disk full),
+  /// std::logic_error after close().
+  void append(const ResultRow& row);
+  /// Writes the buffered rows and flushes the file to disk. Throws std::runtime_error naming
+  /// the path and dataset on failure (the rows stay buffered for a later attempt).
+  void flush();
+  /// Sets (or replaces) a root attribute, e.g. "status". Throws std::runtime_error on failure.
+  void set_attribute(const std::string& name, const std::string& value);
+  void set_attribute(const std::string& name, double value);
+  /// Flushes and closes every HDF5 handle; further calls are no-ops. Throws like flush(), but
+  /// the handles are closed even then.
+  void close();
+  /// Rows appended so far (written or buffered).
+  long rows() const;
+  /// Rows written to the file so far.
+  long rows_written() const;
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gmbd
