@@ -11,7 +11,7 @@ namespace gmbd {
 
 struct DscOptions {
   /// Absolute tolerance on max |g| for the position Newton iteration (constraint units).
-  double tolerance = 1e-12;
+  double tolerance = 1e-14;
   /// Newton iterations allowed before CorrectionError.
   int max_iterations = 25;
   /// true: correct only the model's dependent coordinates (Model::correction_weights);

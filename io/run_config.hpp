@@ -22,7 +22,7 @@ namespace gmbd {
 struct StabilizationConfig {
   std::string method = "dsc";          ///< "none" | "baumgarte" | "dsc" | "dsc+baumgarte"
   double alpha = 5.0, beta = 50.0, gamma = 5.0;  ///< Baumgarte gains (1/s, 1/s², 1/s), > 0
-  double dsc_tolerance = 1e-12;        ///< absolute constraint tolerance of the position Newton
+  double dsc_tolerance = 1e-14;        ///< absolute constraint tolerance of the position Newton
   int dsc_max_iterations = 25;         ///< ≥ 1
   std::string dsc_mode = "dependent";  ///< "dependent" (model's weights) | "all" (unweighted)
   bool dsc_explicit = true;            ///< use the model's closed-form correction when it has one

@@ -235,11 +235,14 @@ TEST(AutoDiffChecks, SliderCrankJacobianAndBias) {
     Mat G = Mat::Zero(1, 2);
     model.holonomic_jacobian(0.0, q, G);
     const Mat G_ad = test::autodiff_jacobian(constraint, q, 1);
-    worst_G = std::max(worst_G, (G - G_ad).cwiseAbs().maxCoeff() / G_ad.cwiseAbs().maxCoeff());
+    // element-wise (an Eigen expression on this 1×2 matrix trips a GCC 12 -Warray-bounds
+    // false positive)
+    const double dG = std::max(std::abs(G(0, 0) - G_ad(0, 0)), std::abs(G(0, 1) - G_ad(0, 1)));
+    worst_G = std::max(worst_G, dG / std::max(std::abs(G_ad(0, 0)), std::abs(G_ad(0, 1))));
     Vec b = Vec::Zero(1);
     model.holonomic_bias(0.0, q, v, b);
     const Vec b_ad = -test::autodiff_second_directional(constraint, q, v, 1);
-    ASSERT_TRUE(G_ad.allFinite() && G_ad.norm() > 0.0 && b_ad.allFinite());
+    ASSERT_TRUE(std::isfinite(dG) && G_ad(0, 1) != 0.0 && std::isfinite(b_ad(0)));
     worst_b = std::max(worst_b, std::abs(b(0) - b_ad(0)) / std::max(std::abs(b_ad(0)), 1e-3));
   }
   std::cout << "[ info ] AutoDiff vs analytic, slider-crank: G " << worst_G << ", b " << worst_b

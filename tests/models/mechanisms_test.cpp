@@ -1,6 +1,5 @@
-// The small verification mechanisms (MODELS.md §4): two blocks' multiplier and λ sign
-// convention, the slider-crank's explicit correction against the generic weighted projection,
-// and the energy balance of every conservative catalogued model at consistent random states.
+// Small mechanisms (MODELS.md §4): two blocks' multiplier (λ sign convention), the slider-crank's
+// explicit correction vs weighted projection, energy balance of every conservative model.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,6 +1,5 @@
-// The exact simple-pendulum solution (MODELS.md §4): elliptic functions and K against known
-// values and identities, the published period, θ(t) against a fine RK4 reference, and the
-// Cartesian simple_pendulum model's KKT acceleration along the exact motion.
+// The exact simple-pendulum solution (MODELS.md §4): elliptic functions, K, the published period,
+// θ(t) against a fine RK4 reference, and the simple_pendulum model's KKT along the exact motion.
 #include <gtest/gtest.h>
 
 #include <cmath>
