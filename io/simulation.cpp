@@ -244,6 +244,8 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
   layout.coordinates = model.coordinate_names();
   layout.constraints = model.constraint_names();
   layout.states = model.state_names();
+  for (const auto& c : model.coordinates()) layout.coordinate_units.push_back(c.unit);
+  for (const auto& st : model.states()) layout.state_units.push_back(st.unit);
   layout.has_energy = model.has_energy();
   layout.string_attributes = {
       {"program", "GaussMBD gmbd"},
