@@ -61,6 +61,12 @@ double StabilizedDynamics::project(double t, VecRef z) {
   return dsc_->correct(t, q, v);
 }
 
+DaeSystem* StabilizedDynamics::dae(DaeIndex formulation) {
+  auto& view = formulation == DaeIndex::kIndex3 ? dae_index3_ : dae_index2_;
+  if (!view) view.emplace(model_, formulation, options_.dsc_options);
+  return &*view;
+}
+
 double StabilizedDynamics::position_residual() const {
   const Vec& g = kkt_.holonomic_value();
   return g.size() ? g.cwiseAbs().maxCoeff() : 0.0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "constraints/baumgarte.hpp"
+#include "constraints/dae_formulation.hpp"
 #include "constraints/dsc.hpp"
 #include "core/kkt.hpp"
 #include "core/ode_system.hpp"
@@ -33,6 +34,10 @@ class StabilizedDynamics : public OdeSystem {
   void rhs(double t, CVec z, VecRef zdot) override;
   bool has_projection() const override { return dsc_.has_value(); }
   double project(double t, VecRef z) override;
+  /// The DAE residual view of the same model (constraints/dae_formulation.hpp), created on
+  /// first request and owned by this object; its consistent initial values use the DSC
+  /// options of `options` (also when DSC is off). Baumgarte gains do not enter the DAE.
+  DaeSystem* dae(DaeIndex formulation) override;
 
   /// Evaluates the KKT solve at z (e.g. at an output time) so that multipliers() and
   /// accelerations() describe that state.
@@ -54,6 +59,7 @@ class StabilizedDynamics : public OdeSystem {
   int nq_, nz_;
   KktSolver kkt_;
   std::optional<DscProjector> dsc_;
+  std::optional<DaeFormulation> dae_index2_, dae_index3_;
 };
 
 }  // namespace gmbd

@@ -94,6 +94,14 @@ class Model {
     return std::numeric_limits<double>::quiet_NaN();
   }
 
+  // ---- derived outputs (what users read: total accelerations, drifts, flags, …) ---------
+  /// Names and units of model-specific outputs written at every output time; empty if none.
+  virtual std::vector<NamedQuantity> output_quantities() const { return {}; }
+  /// Evaluates the derived outputs at a solved state (a, λ from the KKT solve) into `out`
+  /// (size output_quantities().size(), zeroed by the caller). Must not allocate.
+  virtual void derived_outputs(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*a*/, CVec /*lambda*/,
+                               CVec /*z*/, VecRef /*out*/) const {}
+
   // ---- Direct State Correction support (NUMERICS.md §2.2) -----------------------------
   /// Per-coordinate weights of the generic minimum-norm correction: 0 marks an independent
   /// coordinate that is never corrected, 1 a dependent one. Default: all 1 (no partition).

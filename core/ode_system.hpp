@@ -2,6 +2,7 @@
 // onto the solution manifold (Direct State Correction). Integrators know nothing else.
 #pragma once
 
+#include "core/dae_system.hpp"
 #include "core/types.hpp"
 
 namespace gmbd {
@@ -20,6 +21,11 @@ class OdeSystem {
   /// Projects z in place onto the manifold and returns the 2-norm of the correction.
   /// Must not allocate. May throw CorrectionError.
   virtual double project(double /*t*/, VecRef /*z*/) { return 0.0; }
+  /// The residual (DAE) view of the same system in the requested formulation, for DAE
+  /// integrators (IDA); nullptr when the system has none (IDA then integrates ż = F(t, z) as
+  /// the implicit ODE ż − F(t, z) = 0). The view is owned by the system and stays valid as
+  /// long as it does; its leading state_dimension() unknowns are z.
+  virtual DaeSystem* dae(DaeIndex /*formulation*/) { return nullptr; }
 };
 
 }  // namespace gmbd

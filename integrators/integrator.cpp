@@ -1,5 +1,5 @@
-// The integrator factory: maps IntegratorOptions::method to an implementation (currently the
-// tableau-driven ExplicitRk for every name) and lists the accepted names.
+// The integrator factory: maps IntegratorOptions::method to an implementation (the tableau-driven
+// ExplicitRk, SUNDIALS IDA or CVODE) and lists the accepted names.
 #include "integrators/integrator.hpp"
 
 #include <algorithm>
@@ -7,10 +7,16 @@
 #include "core/errors.hpp"
 #include "integrators/explicit_rk.hpp"
 #include "integrators/rk_tableau.hpp"
+#include "integrators/sundials_cvode.hpp"
+#include "integrators/sundials_ida.hpp"
 
 namespace gmbd {
 
-std::vector<std::string> integrator_names() { return rk_tableau_names(); }
+std::vector<std::string> integrator_names() {
+  std::vector<std::string> names = rk_tableau_names();
+  for (const char* n : {"ida", "ida-index3", "cvode-bdf", "cvode-adams"}) names.emplace_back(n);
+  return names;
+}
 
 std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options) {
   const std::vector<std::string> names = integrator_names();
@@ -18,6 +24,12 @@ std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options) {
     std::string msg = "unknown integrator method \"" + options.method + "\"; expected one of:";
     for (const auto& n : names) msg += " " + n;
     throw InputError(msg);
+  }
+  if (options.method == "ida" || options.method == "ida-index3") {
+    return std::make_unique<SundialsIda>(options);
+  }
+  if (options.method == "cvode-bdf" || options.method == "cvode-adams") {
+    return std::make_unique<SundialsCvode>(options);
   }
   return std::make_unique<ExplicitRk>(rk_tableau(options.method), options);
 }

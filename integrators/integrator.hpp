@@ -14,7 +14,8 @@ namespace gmbd {
 
 struct IntegratorOptions {
   /// Method name, see integrator_names(): "rk4", "rk45" (Dormand–Prince 5(4)), "euler",
-  /// "heun", "bs32" (Bogacki–Shampine 3(2)).
+  /// "heun", "bs32" (Bogacki–Shampine 3(2)); SUNDIALS: "ida" (GGL stabilised index 2),
+  /// "ida-index3", "cvode-bdf", "cvode-adams" (docs/integrators.md).
   std::string method = "rk4";
   /// Fixed step size for fixed-step methods; initial step for adaptive ones (0 = automatic).
   double dt = 1e-3;
@@ -27,6 +28,19 @@ struct IntegratorOptions {
   double min_step = 1e-14;
   /// Upper bound on the number of steps in one run.
   long max_steps = 100'000'000;
+
+  // ---- SUNDIALS integrators only (ignored by the explicit RK family) -------------------------
+  /// Largest BDF / Adams order (0 = the method's maximum: 5 for IDA and CVODE BDF, 12 for
+  /// CVODE Adams).
+  int max_order = 0;
+  /// Iteration matrix: "exact" (IDA: exact structural blocks + directional differences of
+  /// the blocks the model has no derivatives for; CVODE BDF: column differences of the
+  /// right-hand side, computed by GaussMBD without allocation) or "dq" (SUNDIALS' internal
+  /// difference-quotient Jacobian). See docs/integrators.md.
+  std::string jacobian = "exact";
+  /// End of the run: SUNDIALS integrators never step past it (IDASetStopTime /
+  /// CVodeSetStopTime); advance_to() beyond it is an InputError. +∞: no stop time.
+  double stop_time = std::numeric_limits<double>::infinity();
 };
 
 struct IntegratorStats {

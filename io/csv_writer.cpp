@@ -44,6 +44,7 @@ std::string header_line(const ResultLayout& layout) {
   columns("z:", layout.states);
   line += ",residual_position,residual_velocity,correction";
   if (layout.has_energy) line += ",energy";
+  columns("out:", layout.outputs);
   return line + "\n";
 }
 
@@ -143,12 +144,14 @@ void CsvResultWriter::append(const ResultRow& row) {
   w.put_all(row.z);
   w.put(row.residual_position, ',');
   w.put(row.residual_velocity, ',');
+  const size_t n_out = w.layout.outputs.size();
   if (w.layout.has_energy) {
     w.put(row.correction, ',');
-    w.put(row.energy, '\n');
+    w.put(row.energy, n_out ? ',' : '\n');
   } else {
-    w.put(row.correction, '\n');
+    w.put(row.correction, n_out ? ',' : '\n');
   }
+  for (size_t k = 0; k < n_out; ++k) w.put(row.outputs[k], k + 1 < n_out ? ',' : '\n');
   ++w.rows;
   if (++w.since_flush >= w.flush_rows) flush();
 }

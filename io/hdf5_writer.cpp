@@ -217,6 +217,14 @@ void check_result_row(const ResultLayout& layout, const ResultRow& row, const st
   check_vector(sink, row.time, "v", row.v, layout.coordinates);
   check_vector(sink, row.time, "lambda", row.lambda, layout.constraints);
   check_vector(sink, row.time, "z", row.z, layout.states);
+  if (!layout.outputs.empty()) {
+    if (row.outputs == nullptr) {
+      throw std::invalid_argument(sink + ": row without the " + std::to_string(layout.outputs.size()) +
+                                  " derived outputs the layout declares");
+    }
+    const Eigen::Map<const Eigen::VectorXd> outputs(row.outputs, static_cast<Eigen::Index>(layout.outputs.size()));
+    check_vector(sink, row.time, "outputs", outputs, layout.outputs);
+  }
   if (!std::isfinite(row.residual_position))
     throw_non_finite(sink, row.time, "residual/position", nullptr, 0, row.residual_position);
   if (!std::isfinite(row.residual_velocity))
@@ -256,6 +264,7 @@ struct Hdf5ResultWriter::Impl {
   Series* residual_velocity = nullptr;
   Series* correction = nullptr;
   Series* energy = nullptr;
+  Series* outputs = nullptr;
   long buffered = 0;  // rows in the buffers
   long written = 0;   // rows in the file
   bool closed = false;
@@ -358,7 +367,7 @@ struct Hdf5ResultWriter::Impl {
     if (!residual_group.valid()) fail("cannot create group 'residual'");
 
     // The vector of Series must not reallocate while pointers into it are taken.
-    series.reserve(9);
+    series.reserve(10);
     time = &add_series("time", 1, 1, root, "time");
     q = &add_series("q", 2, nq, root, "q");
     v = &add_series("v", 2, nq, root, "v");
@@ -368,6 +377,7 @@ struct Hdf5ResultWriter::Impl {
     residual_velocity = &add_series("residual/velocity", 1, 1, residual_group.get(), "velocity");
     correction = &add_series("correction", 1, 1, root, "correction");
     if (layout.has_energy) energy = &add_series("energy", 1, 1, root, "energy");
+    if (!layout.outputs.empty()) outputs = &add_series("outputs", 2, layout.outputs.size(), root, "outputs");
 
     // Dataset attributes: column names, units, a one-line description.
     string_attribute(time->dataset.get(), "time", "units", "s");
@@ -385,6 +395,12 @@ struct Hdf5ResultWriter::Impl {
     string_array_attribute(lambda->dataset.get(), "lambda", "constraints", layout.constraints);
     string_attribute(lambda->dataset.get(), "lambda", "description",
                      "Lagrange multipliers (generalised constraint forces), one column per constraint row");
+    if (outputs != nullptr) {
+      string_array_attribute(outputs->dataset.get(), "outputs", "outputs", layout.outputs);
+      string_attribute(outputs->dataset.get(), "outputs", "description",
+                       "model-defined derived outputs (e.g. total platform acceleration), one column each");
+      if (!layout.output_units.empty()) string_array_attribute(outputs->dataset.get(), "outputs", "units", layout.output_units);
+    }
     if (z != nullptr) {
       string_array_attribute(z->dataset.get(), "z", "states", layout.states);
       string_attribute(z->dataset.get(), "z", "description", "non-mechanical states z(t)");
@@ -460,6 +476,7 @@ Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& 
   };
   check_units(layout.coordinate_units, layout.coordinates, "coordinate");
   check_units(layout.state_units, layout.states, "state");
+  check_units(layout.output_units, layout.outputs, "output");
 
   impl_->path = path;
   impl_->layout = layout;
@@ -523,6 +540,7 @@ void Hdf5ResultWriter::append(const ResultRow& row) {
   put(w.residual_velocity, &row.residual_velocity);
   put(w.correction, &row.correction);
   put(w.energy, &row.energy);
+  put(w.outputs, row.outputs);
   ++w.buffered;
 
   if (w.buffered == w.flush_rows) flush();

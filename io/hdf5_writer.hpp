@@ -22,6 +22,9 @@ struct ResultLayout {
   /// are derived as "<unit>/s".
   std::vector<std::string> coordinate_units;
   std::vector<std::string> state_units;
+  /// Model-defined derived outputs (dataset `outputs`, N × k) and their units; may be empty.
+  std::vector<std::string> outputs;
+  std::vector<std::string> output_units;
   /// Root attributes: model, integrator, version, run file text, … (strings) and tolerances,
   /// dt, parameters, … (numbers). A later entry with the same name replaces an earlier one.
   std::vector<std::pair<std::string, std::string>> string_attributes;
@@ -40,6 +43,8 @@ struct ResultRow {
   double residual_velocity;  ///< ‖G v + g_t; h(t, q, v)‖∞, velocity-level residual
   double correction;         ///< largest state correction (DSC) since the previous row
   double energy;             ///< total energy T + V (J)
+  /// layout.outputs.size() derived output values (may be null when the layout has none).
+  const double* outputs = nullptr;
 };
 
 /// Checks that every value of `row` is finite and every size matches `layout`.

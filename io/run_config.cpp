@@ -276,8 +276,9 @@ std::string describe(const YAML::Node& node) {
   return "'" + text + "'";
 }
 
-const std::vector<std::string> kSections = {"name",       "description",   "model", "initial",
-                                            "integrator", "stabilization", "time",  "output"};
+const std::vector<std::string> kSections = {"name",          "description", "model",
+                                            "initial",       "integrator",  "stabilization",
+                                            "time",          "output",      "inputs"};
 const std::vector<std::string> kStabilizationMethods = {"none", "baumgarte", "dsc",
                                                         "dsc+baumgarte"};
 const std::vector<std::string> kDscModes = {"dependent", "all"};
@@ -610,6 +611,38 @@ void read_time(const Reader& r, const YAML::Node& node, TimeConfig& time) {
   }
 }
 
+void read_inputs(const Reader& r, const YAML::Node& node, std::vector<InputConfig>& inputs) {
+  for (const auto& [key, value] : r.mapping(node, "inputs", "a mapping of input names to signals")) {
+    InputConfig in;
+    in.name = key.Scalar();
+    const std::string path = "inputs." + in.name;
+    const auto s = r.section(value, path, {"file", "format", "channel", "component", "scale",
+                                           "peak", "peak_g", "synthetic"});
+    if (const YAML::Node* n = s.get("file")) in.file = r.string(*n, s.child("file"), "a file path", false);
+    if (const YAML::Node* n = s.get("format")) {
+      in.format = r.choice(*n, s.child("format"),
+                           {"auto", "peer-at2", "csmip-v2", "cosmos-v1.20", "usgs-smc", "csv"});
+    }
+    if (const YAML::Node* n = s.get("channel")) in.channel = static_cast<int>(r.integer(*n, s.child("channel"), 0, 999));
+    if (const YAML::Node* n = s.get("component")) in.component = r.string(*n, s.child("component"), "a component name", false);
+    if (const YAML::Node* n = s.get("scale")) in.scale = r.number(*n, s.child("scale"));
+    if (const YAML::Node* n = s.get("peak")) in.peak = r.positive(*n, s.child("peak"));
+    if (const YAML::Node* n = s.get("peak_g")) in.peak = 9.80665 * r.positive(*n, s.child("peak_g"));
+    if (const YAML::Node* n = s.get("synthetic")) {
+      in.synthetic = true;
+      const auto syn = r.section(*n, s.child("synthetic"), {"seed", "tau", "dt", "duration"});
+      if (const YAML::Node* m = syn.get("seed")) in.seed = r.integer(*m, syn.child("seed"), 0, 2147483647L);
+      if (const YAML::Node* m = syn.get("tau")) in.tau = r.positive(*m, syn.child("tau"));
+      if (const YAML::Node* m = syn.get("dt")) in.dt = r.positive(*m, syn.child("dt"));
+      if (const YAML::Node* m = syn.get("duration")) in.duration = r.positive(*m, syn.child("duration"));
+    }
+    if (in.synthetic == !in.file.empty()) {
+      r.fail(value, path, "expected exactly one of 'file' (a recorded motion) or 'synthetic'");
+    }
+    inputs.push_back(in);
+  }
+}
+
 void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) {
   const auto s = r.section(node, "output", {"hdf5", "csv", "flush_rows"});
   if (const YAML::Node* n = s.get("hdf5")) {
@@ -787,6 +820,7 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
     read_time(r, YAML::Node(YAML::NodeType::Map), config.time);
   }
   if (const YAML::Node* n = top.get("output")) read_output(r, *n, config.output);
+  if (const YAML::Node* n = top.get("inputs")) read_inputs(r, *n, config.inputs);
 
   YAML::Emitter emitter;
   emitter << root;
@@ -810,7 +844,9 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError("run file '" + path + "': read error");
-  return parse_run_config(text.str(), path, overrides);
+  RunConfig config = parse_run_config(text.str(), path, overrides);
+  config.base_directory = std::filesystem::path(path).parent_path().string();
+  return config;
 }
 
 }  // namespace gmbd

@@ -52,6 +52,23 @@ struct InitialConfig {
 
 /// One parsed and validated run file. Model and parameter names are not checked here; the
 /// registry (build_model) does that with `source + ": model.parameters"` as context.
+/// One time-signal input of the model (run-file section `inputs.<name>`): a channel of a
+/// recorded motion file, or a seeded synthetic filtered-noise record (docs/run-files.md).
+struct InputConfig {
+  std::string name;             ///< the model's input name, e.g. "floor_x"
+  std::string file;             ///< recorded-motion file (relative paths: to the run file)
+  std::string format = "auto";  ///< see read_motion_file
+  int channel = -1;             ///< 0-based channel index; −1: by component, or the only one
+  std::string component;        ///< select the channel whose component text matches
+  double scale = 1.0;           ///< factor applied to the record (after unit conversion)
+  double peak = 0.0;            ///< scale the record to this peak |a| (m/s²); 0: keep
+  bool synthetic = false;       ///< synthetic filtered white noise instead of a file
+  long seed = 1;
+  double tau = 0.1;             ///< filter time constant (s)
+  double dt = 0.005;            ///< synthetic sample interval (s)
+  double duration = 0.0;        ///< synthetic record length (s); 0: the run's time span
+};
+
 struct RunConfig {
   std::string source;          ///< file name (or "<string>") used in error messages
   std::string name;            ///< run name (default: file stem, "run" for a string)
@@ -63,6 +80,8 @@ struct RunConfig {
   StabilizationConfig stabilization;
   TimeConfig time;
   OutputConfig output;
+  std::vector<InputConfig> inputs;     ///< time-signal inputs, in file order
+  std::string base_directory;          ///< directory of the run file (for relative paths)
   std::vector<std::string> overrides;  ///< the "key=value" overrides applied, in order
   std::string effective_yaml;  ///< the tree after overrides, re-emitted (for result metadata)
 };

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "gmbd/version.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
+#include "io/motion.hpp"
 
 namespace gmbd {
 namespace {
@@ -102,6 +104,61 @@ void check_fixed_step_grid(const RunConfig& cfg, const std::vector<double>& grid
   }
 }
 
+std::string resolve_path(const RunConfig& cfg, const std::string& file) {
+  const std::filesystem::path p(file);
+  if (p.is_absolute() || cfg.base_directory.empty()) return file;
+  return (std::filesystem::path(cfg.base_directory) / p).string();
+}
+
+MotionChannel select_channel(const RunConfig& cfg, const InputConfig& in,
+                             std::vector<MotionChannel> channels, const std::string& path) {
+  const auto list = [&] {
+    std::ostringstream out;
+    for (const auto& c : channels) out << " [" << c.channel << "] '" << c.component << "'";
+    return out.str();
+  };
+  const std::string where = cfg.source + ": inputs." + in.name;
+  if (in.channel >= 0) {
+    if (in.channel >= static_cast<int>(channels.size())) {
+      throw InputError(where + ".channel: expected 0 … " + std::to_string(channels.size() - 1) +
+                       " (" + path + " has" + list() + "), got " + std::to_string(in.channel));
+    }
+    return channels[static_cast<size_t>(in.channel)];
+  }
+  if (!in.component.empty()) {
+    for (auto& c : channels)
+      if (c.component == in.component) return c;
+    throw InputError(where + ".component: no channel '" + in.component + "' in " + path +
+                     "; it has" + list());
+  }
+  if (channels.size() != 1) {
+    throw InputError(where + ": " + path + " has " + std::to_string(channels.size()) +
+                     " channels" + list() + "; choose one with 'channel' or 'component'");
+  }
+  return channels.front();
+}
+
+// Reads or generates every input signal of the run file, scaled as asked.
+ModelInputs build_inputs(const RunConfig& cfg) {
+  ModelInputs inputs;
+  for (const InputConfig& in : cfg.inputs) {
+    MotionChannel motion;
+    if (in.synthetic) {
+      const double duration = in.duration > 0.0 ? in.duration : cfg.time.end - cfg.time.start;
+      motion = synthetic_filtered_noise(static_cast<std::uint64_t>(in.seed), duration, in.dt, in.tau);
+    } else {
+      const std::string path = resolve_path(cfg, in.file);
+      motion = select_channel(cfg, in, read_motion_file(path, in.format), path);
+    }
+    if (in.peak > 0.0) motion = scale_to_peak(std::move(motion), in.peak);
+    inputs.signals.emplace_back(in.name, to_signal(motion, in.scale));
+    spdlog::info("input {}: {} (peak {:.4g} m/s², {} samples at {} s)", in.name,
+                 inputs.signals.back().second->description(), motion.peak() * std::abs(in.scale),
+                 motion.acceleration.size(), motion.dt);
+  }
+  return inputs;
+}
+
 }  // namespace
 
 void request_stop() { g_stop_requested.store(true); }
@@ -114,7 +171,12 @@ void install_stop_signal_handlers() {
 PreparedRun prepare_run(const RunConfig& config) {
   PreparedRun run;
   run.config = config;
-  run.built = build_model(config.model, config.parameters, config.source + ": model.parameters");
+  const ModelInputs inputs = build_inputs(config);
+  for (const auto& [name, signal] : inputs.signals) {
+    run.input_descriptions.emplace_back(name, signal->description());
+  }
+  run.built = build_model(config.model, config.parameters, config.source + ": model.parameters",
+                          inputs);
   const Model& model = *run.built.model;
   run.stabilization = StabilizationOptions::from_name(config.stabilization.method);
   run.stabilization.gains = {config.stabilization.alpha, config.stabilization.beta,
@@ -172,6 +234,9 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
 
   StabilizedDynamics dynamics(model, run.stabilization);
   Vec z = run.z0;
+  const std::vector<NamedQuantity> quantities = model.output_quantities();
+  Vec outputs = Vec::Zero(static_cast<Eigen::Index>(quantities.size()));
+  for (const auto& quantity : quantities) summary.output_peaks.push_back({quantity.name, quantity.unit});
   const auto started = std::chrono::steady_clock::now();
   auto last_report = started;
   g_stop_requested.store(false);
@@ -190,6 +255,18 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       const auto q = z.head(nq), v = z.segment(nq, nq);
       const double energy = model.has_energy() ? model.energy(t, q, v) : 0.0;
       if (k == 0) summary.initial_energy = energy;
+      if (outputs.size() > 0) {
+        outputs.setZero();
+        model.derived_outputs(t, q, v, dynamics.accelerations(), dynamics.multipliers(), z.tail(nz),
+                              outputs);
+        for (Eigen::Index j = 0; j < outputs.size(); ++j) {
+          OutputPeak& peak = summary.output_peaks[static_cast<size_t>(j)];
+          if (std::abs(outputs(j)) > peak.peak) {
+            peak.peak = std::abs(outputs(j));
+            peak.time = t;
+          }
+        }
+      }
       OutputSample sample{t,
                           q,
                           v,
@@ -198,7 +275,8 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
                           dynamics.position_residual(),
                           dynamics.velocity_residual(),
                           integrator->take_correction(),
-                          energy};
+                          energy,
+                          outputs};
       sink(sample);
       summary.rows = static_cast<long>(k) + 1;
       summary.end_time = t;
@@ -247,6 +325,10 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
   for (const auto& c : model.coordinates()) layout.coordinate_units.push_back(c.unit);
   for (const auto& st : model.states()) layout.state_units.push_back(st.unit);
   layout.has_energy = model.has_energy();
+  for (const auto& quantity : model.output_quantities()) {
+    layout.outputs.push_back(quantity.name);
+    layout.output_units.push_back(quantity.unit);
+  }
   layout.string_attributes = {
       {"program", "GaussMBD gmbd"},
       {"version", kVersion},
@@ -273,6 +355,9 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
       {"initial_residual", run.initial_residual},
       {"initial_projected", run.projected ? 1.0 : 0.0},
   };
+  for (const auto& [name, description] : run.input_descriptions) {
+    layout.string_attributes.emplace_back("input." + name, description);
+  }
   for (const auto& [name, value] : model.parameter_record()) {
     layout.numeric_attributes.emplace_back("parameter." + name, value);
   }
@@ -291,7 +376,8 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
 
   RunSummary summary = integrate(run, [&](const OutputSample& s) {
     const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
-                        s.residual_velocity, s.correction, s.energy};
+                        s.residual_velocity, s.correction, s.energy,
+                        s.outputs.size() > 0 ? s.outputs.data() : nullptr};
     h5.append(row);
     if (csv) csv->append(row);
   });

@@ -21,6 +21,8 @@ struct PreparedRun {
   Vec z0;                          ///< consistent initial state [q; v; z]
   double initial_residual = 0.0;   ///< max constraint residual of the state as given
   bool projected = false;          ///< the initial state was projected onto the constraints
+  /// (input name, provenance) of every time-signal input, recorded in result files.
+  std::vector<std::pair<std::string, std::string>> input_descriptions;
 };
 
 /// Builds the model, applies initial-state overrides and checks consistency (projecting it
@@ -32,6 +34,14 @@ struct OutputSample {
   double time;
   CVec q, v, lambda, z;
   double residual_position, residual_velocity, correction, energy;
+  CVec outputs;  ///< the model's derived outputs (Model::output_quantities)
+};
+
+/// Peak of one derived output over a run: max |value| and when it occurred.
+struct OutputPeak {
+  std::string name, unit;
+  double peak = 0.0;
+  double time = 0.0;
 };
 
 struct RunSummary {
@@ -47,6 +57,7 @@ struct RunSummary {
   double initial_energy = 0.0;
   double max_energy_error = 0.0;  ///< max |E − E(0)|, NaN when the model defines no energy
   double wall_seconds = 0.0;
+  std::vector<OutputPeak> output_peaks;  ///< one per Model::output_quantities entry
 };
 
 using SampleSink = std::function<void(const OutputSample&)>;

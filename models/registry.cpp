@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "models/mirror.hpp"
 #include "models/nlink_pendulum.hpp"
+#include "models/ris.hpp"
 #include "models/slider_crank.hpp"
 #include "models/two_blocks.hpp"
 
@@ -19,6 +21,12 @@ const std::vector<ModelInfo>& model_catalogue() {
       simple_pendulum_info(),
       slider_crank_info(),
       two_blocks_info(),
+      ris_xytheta_info(),
+      ris_xyztheta_info(),
+      ris_vertical_info(),
+      ris_lagrange_info(),
+      mirror_dae_info(),
+      mirror_stiff_info(),
   };
   return catalogue;
 }
@@ -34,14 +42,26 @@ const ModelInfo& find_model(std::string_view name) {
 }
 
 BuiltModel build_model(std::string_view name, const ParameterValues& given,
-                       const std::string& context) {
+                       const std::string& context, const ModelInputs& inputs) {
   const ModelInfo& info = find_model(name);
+  for (const auto& [input, signal] : inputs.signals) {
+    bool known = false;
+    for (const auto& accepted : info.inputs) known = known || accepted == input;
+    if (!known) {
+      std::ostringstream msg;
+      msg << "model " << info.name << " has no input '" << input << "'; expected one of:";
+      if (info.inputs.empty()) msg << " (none: this model takes no input signals)";
+      for (const auto& accepted : info.inputs) msg << ' ' << accepted;
+      throw InputError(msg.str());
+    }
+  }
   BuiltModel built;
   built.parameters = resolve_parameters(info.parameters, given, context);
   // Model builders name the offending field first ("mass: expected 1 or 3 values, got 2",
   // models/parameter_access.hpp); prefix the caller's context so the message names the place.
   try {
-    built.model = info.build(built.parameters);
+    built.model = info.build_with_inputs ? info.build_with_inputs(built.parameters, inputs)
+                                         : info.build(built.parameters);
     const int nq = built.model->nq();
     built.q0 = Vec::Zero(nq);
     built.v0 = Vec::Zero(nq);

@@ -10,6 +10,7 @@
 
 #include "core/model.hpp"
 #include "core/parameters.hpp"
+#include "core/signal.hpp"
 
 namespace gmbd {
 
@@ -20,6 +21,11 @@ struct ModelInfo {
   /// Builds the model from resolved parameters (all specs present). Throws InputError for
   /// inconsistent combinations (e.g. a list whose length does not match n).
   std::function<std::unique_ptr<Model>(const ParameterValues&)> build;
+  /// Names of the time-signal inputs the model accepts (e.g. "floor_x"); empty if none.
+  std::vector<std::string> inputs;
+  /// Builder for models with inputs: when set, build_model calls it instead of `build`,
+  /// passing the signals assigned in the run file (unassigned inputs are absent).
+  std::function<std::unique_ptr<Model>(const ParameterValues&, const ModelInputs&)> build_with_inputs;
   /// Writes a consistent default initial state (q0, v0 of length nq) for the built model,
   /// typically from parameters such as initial angles.
   std::function<void(const Model&, const ParameterValues&, VecRef q0, VecRef v0)> initial_state;
@@ -37,6 +43,6 @@ struct BuiltModel {
 };
 /// Resolves `given` against the model's specs and builds it; `context` prefixes errors.
 BuiltModel build_model(std::string_view name, const ParameterValues& given,
-                       const std::string& context);
+                       const std::string& context, const ModelInputs& inputs = {});
 
 }  // namespace gmbd

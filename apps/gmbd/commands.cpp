@@ -48,6 +48,10 @@ void print_summary(const RunSummary& s, const Model& model) {
                              s.initial_energy, format_value(s.max_energy_error),
                              model.conserves_energy() ? "" : " (not conserved: forcing or damping)");
   }
+  if (!s.output_peaks.empty()) std::cout << "  peaks (max |value|, at time):\n";
+  for (const auto& p : s.output_peaks) {
+    std::cout << fmt::format("    {:<26} {:>12.5g} {:<8} at t = {:.4g} s\n", p.name, p.peak, p.unit, p.time);
+  }
 }
 
 int exit_code(const RunSummary& s) {

@@ -211,3 +211,42 @@ TEST_F(Cli, BadOverrideSyntax) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Cli, EveryExampleRunFileRuns) {
+  // Each examples/*.yaml must parse, build, and run (shortened to 0.2 s of simulated time).
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(GMBD_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++count;
+    const std::string file = entry.path().string();
+    const Result info = gmbd("info " + file);
+    EXPECT_EQ(info.code, 0) << file << "\n" << info.output;
+    const Result run = gmbd("-q run " + file + " --set time.end=0.2 -o example.h5");
+    EXPECT_EQ(run.code, 0) << file << "\n" << run.output;
+    EXPECT_CONTAINS(run.output, "completed");
+  }
+  EXPECT_GE(count, 6);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(Cli, InputTheModelDoesNotTakeIsAnError) {
+  const Result r = gmbd("run " + example("slider_crank.yaml") +
+                        " --set inputs.floor_x.synthetic.seed=3");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "floor_x");
+  EXPECT_CONTAINS(r.output, "slider_crank");
+}
+
+TEST_F(Cli, InputNeedsExactlyOneSource) {
+  const Result r = gmbd("run " + example("slider_crank.yaml") + " --set inputs.floor_x.scale=2");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "inputs.floor_x");
+  EXPECT_CONTAINS(r.output, "synthetic");
+}
+
+}  // namespace

@@ -1,5 +1,6 @@
 // The conformance suite every integrator named by integrator_names() must pass: convergence
-// order, DSC keeping constraints at round-off, dense output, error paths and statistics.
+// order (tolerance proportionality for the variable-order SUNDIALS methods), DSC keeping
+// constraints at round-off, dense output, error paths and statistics.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -126,6 +127,15 @@ class BlowUp final : public OdeSystem {
 
 double max_abs(const Vec& v) { return v.cwiseAbs().maxCoeff(); }
 
+/// The SUNDIALS methods (variable-order BDF / Adams): no fixed order to observe, no stages.
+bool variable_order(const std::string& name) {
+  return name == "ida" || name == "ida-index3" || name == "cvode-bdf" || name == "cvode-adams";
+}
+
+/// Global error bound of the variable-order methods relative to rtol = atol = tol on the
+/// problems below (measured: at most 96·tol, cvode-bdf on Kepler at tol 1e-8).
+constexpr double kVariableOrderErrorFactor = 200.0;
+
 /// Options with which `name` runs the accuracy tests: fixed step dt or tolerance tol.
 IntegratorOptions options_for(const std::string& name, double dt, double tol) {
   IntegratorOptions o;
@@ -157,12 +167,38 @@ class Conformance : public ::testing::TestWithParam<std::string> {
 // in [p − 0.3, p + 0.3] for the two finest pairs.
 // Adaptive: with rtol = atol = tol, the global error is ≤ 10·tol for tol = 1e-5 … 1e-9 (rk45)
 // / 1e-4 … 1e-8 (bs32), and decreases with tol: slope d log err / d log tol ∈ [0.6, 1.3].
+// Variable-order BDF / Adams (SUNDIALS) have no order to observe; instead, for tol = 1e-4 …
+// 1e-10 the global error is ≤ 200·tol, decreases with tol, and its slope over the six decades
+// d log err / d log tol lies in [0.7, 1.2] (measured 0.96 ida, 0.96 cvode-bdf, 0.94 adams).
 TEST_P(Conformance, ObservedOrderOnKepler) {
   Kepler kepler(0.5);
   const double T = 2.0;
   const Vec z0 = kepler.exact(0.0), zT = kepler.exact(T);
   auto probe = make_integrator(options_for(name(), 1e-3, 1e-6));
   const int p = probe->order();
+
+  if (variable_order(name())) {
+    const std::vector<double> tols{1e-4, 1e-6, 1e-8, 1e-10};
+    std::vector<double> err;
+    for (double tol : tols) {
+      auto integ = make_integrator(options_for(name(), 0.0, tol));
+      err.push_back(max_abs(solve(*integ, kepler, z0, T) - zT));
+      std::printf(
+          "[ measured ] %s Kepler: tol %.0e -> error %.3e (%.2f tol), %ld steps, %ld rejected\n",
+          name().c_str(), tol, err.back(), err.back() / tol, integ->stats().steps,
+          integ->stats().rejected_steps);
+      EXPECT_LE(err.back(), kVariableOrderErrorFactor * tol);
+      if (err.size() > 1) {
+        EXPECT_LT(err.back(), err[err.size() - 2]);
+      }
+    }
+    const double slope = std::log(err.front() / err.back()) / std::log(tols.front() / tols.back());
+    std::printf("[ measured ] %s Kepler: slope d log err / d log tol over 1e-4..1e-10 = %.3f\n",
+                name().c_str(), slope);
+    EXPECT_GE(slope, 0.7);
+    EXPECT_LE(slope, 1.2);
+    return;
+  }
 
   if (!probe->adaptive()) {
     // Base step counts chosen so that err(h) is in the asymptotic range and ≫ round-off.
@@ -210,7 +246,9 @@ TEST_P(Conformance, ObservedOrderOnKepler) {
 
 // With DSC every output of the Cartesian pendulum (θ0 = 1 rad, 3 s, output every 0.01 s)
 // satisfies |x² + y² − L²| ≤ 1e-13 and |x ẋ + y ẏ| ≤ 1e-13, for every integrator; stage
-// and step corrections were made and recorded.
+// and step corrections were made and recorded. SUNDIALS: cvode-bdf projects every step
+// (CVodeSetProjFn); ida (no projection interface) and cvode-adams (CVODE projects only with
+// BDF) project their outputs, and that is the correction they report; none has stages.
 TEST_P(Conformance, DscKeepsPendulumConstraintsAtRoundOff) {
   CartesianPendulum pendulum(true);
   auto integ = make_integrator(options_for(name(), 0.01, 1e-6));
@@ -235,7 +273,7 @@ TEST_P(Conformance, DscKeepsPendulumConstraintsAtRoundOff) {
   EXPECT_LE(worst_pos, 1e-13);
   EXPECT_LE(worst_vel, 1e-13);
   EXPECT_GT(integ->stats().max_step_correction, 0.0);
-  if (name() != "euler") {  // euler has a single stage
+  if (name() != "euler" && !variable_order(name())) {  // euler has a single stage
     EXPECT_GT(integ->stats().max_stage_correction, 0.0);
   }
   EXPECT_GT(sum_taken, 0.0);
@@ -260,8 +298,8 @@ TEST_P(Conformance, WithoutProjectionConstraintsDrift) {
 
 // DSC inside the step keeps the order of fixed-step methods: with the pendulum, the
 // differences of successive solutions (dt, dt/2, dt/4) shrink by 2^p: observed order within
-// [p − 0.3, p + 0.3]. Adaptive methods: tightening tol by 100 reduces the difference to a
-// tol = 1e-11 reference by at least 10.
+// [p − 0.3, p + 0.3]. Adaptive methods (SUNDIALS included): tightening tol by 100 reduces the
+// difference to a tol = 1e-11 reference by at least 10.
 TEST_P(Conformance, DscKeepsConvergenceOrder) {
   CartesianPendulum pendulum(true);
   const Vec z0 = CartesianPendulum::start(1.0);
@@ -315,12 +353,15 @@ TEST_P(Conformance, InitializeProjectsTheInitialState) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-// Dense output. Adaptive methods with steps forced to h (max_step = dt = h, loose tolerances):
+// Dense output. Adaptive RK methods with steps forced to h (max_step = dt = h, loose tolerances):
 // the largest error of 397 outputs spread over [0, 2] (mostly between steps) against the closed
 // form shrinks like h^q with observed q ≥ q* − 0.3, where q* = 4 for rk45 (4th-order continuous
 // extension, HNW I §II.6) and 3 for bs32 (cubic Hermite). In normal adaptive use (tol = 1e-9
 // for rk45, 1e-7 for bs32) those outputs are within 10·tol of the exact solution.
 // Fixed-step methods have no dense output: off-grid output times are an InputError.
+// SUNDIALS (interpolation by the Nordsieck / divided-difference history, CVodeGetDky /
+// IDAGetDky; steps cannot be forced to a fixed h): at tol 1e-9 the 397 outputs are within
+// 200·tol of the exact solution.
 TEST_P(Conformance, DenseOutput) {
   Kepler kepler(0.5);
   const Vec z0 = kepler.exact(0.0);
@@ -349,6 +390,15 @@ TEST_P(Conformance, DenseOutput) {
     }
     return worst;
   };
+  if (variable_order(name())) {
+    auto integ = make_integrator(options_for(name(), 0.0, 1e-9));
+    const double adaptive_err = max_dense_error(*integ);
+    std::printf(
+        "[ measured ] %s dense output at tol 1e-9: max error %.3e over 397 outputs (%ld steps)\n",
+        name().c_str(), adaptive_err, integ->stats().steps);
+    EXPECT_LE(adaptive_err, kVariableOrderErrorFactor * 1e-9);
+    return;
+  }
   const int qstar = probe->order() >= 5 ? 4 : 3;
   const double h0 = probe->order() >= 5 ? 0.04 : 0.01;
   std::vector<double> err;
@@ -411,11 +461,36 @@ TEST_P(Conformance, OutputTimesDoNotChangeTheSteps) {
 // Fixed step: rhs evaluations = s·steps (rk4: 4, heun: 2, euler: 1), projections = s per step
 // (s − 1 stages + the result). FSAL pairs: rhs = 1 (f(t0)) + (s − 1)·(accepted + rejected),
 // i.e. fewer than s per attempt; projections = 1 (z0) + (s − 1) per attempt + 1 per
-// interpolated output.
+// interpolated output. SUNDIALS: at least one evaluation per step and no stage correction;
+// cvode-bdf projects at least once per accepted step (twice with the error projection), the
+// others once per output.
 TEST_P(Conformance, StatisticsArePlausible) {
   CartesianPendulum pendulum(true);
   IntegratorOptions o = options_for(name(), 0.01, 1e-7);
   auto integ = make_integrator(o);
+  if (variable_order(name())) {
+    integ->initialize(pendulum, 0.0, CartesianPendulum::start(1.0));
+    EXPECT_EQ(pendulum.projections, 1);
+    Vec z(4);
+    integ->advance_to(1.0, z);
+    const IntegratorStats& st = integ->stats();
+    std::printf("[ measured ] %s pendulum 1 s at tol 1e-7: %ld steps, %ld rejected, %ld rhs, "
+                "%ld projections\n",
+                name().c_str(), st.steps, st.rejected_steps, st.rhs_evaluations,
+                pendulum.projections);
+    EXPECT_GT(st.steps, 10);
+    EXPECT_GE(st.rejected_steps, 0);
+    EXPECT_GE(st.rhs_evaluations, st.steps);
+    EXPECT_GT(st.last_step, 0.0);
+    EXPECT_LE(st.last_step, 1.0);
+    EXPECT_EQ(st.max_stage_correction, 0.0);
+    if (name() == "cvode-bdf") {
+      EXPECT_GE(pendulum.projections, 1 + 2 * st.steps);
+    } else {
+      EXPECT_EQ(pendulum.projections, 2);  // z0 and the output at t = 1
+    }
+    return;
+  }
   const long s = [&] {
     const std::string n = name();
     return n == "euler" ? 1 : n == "heun" ? 2 : n == "rk4" ? 4 : n == "bs32" ? 4 : 7;
@@ -554,7 +629,9 @@ TEST_P(Conformance, BlowUpThrowsIntegrationError) {
   }
 }
 
-// More steps than max_steps: IntegrationError naming max_steps.
+// More steps than max_steps: IntegrationError naming max_steps. The RK family counts attempted
+// steps; SUNDIALS counts accepted ones (IDASetMaxNumSteps / CVodeSetMaxNumSteps with the
+// remaining budget): exactly 10 accepted, plus the 4–5 rejected while the first step settles.
 TEST_P(Conformance, MaxStepsThrowsIntegrationError) {
   Kepler kepler(0.5);
   IntegratorOptions o = options_for(name(), 0.01, 1e-8);
@@ -567,7 +644,11 @@ TEST_P(Conformance, MaxStepsThrowsIntegrationError) {
     FAIL() << "expected IntegrationError";
   } catch (const IntegrationError& e) {
     EXPECT_NE(std::string(e.what()).find("max_steps = 10"), std::string::npos) << e.what();
-    EXPECT_LE(integ->stats().steps + integ->stats().rejected_steps, 10);
+    if (variable_order(name())) {
+      EXPECT_EQ(integ->stats().steps, 10);
+    } else {
+      EXPECT_LE(integ->stats().steps + integ->stats().rejected_steps, 10);
+    }
   }
 }
 
@@ -586,14 +667,21 @@ TEST_P(Conformance, BadArgumentsThrowInputError) {
 
 INSTANTIATE_TEST_SUITE_P(AllIntegrators, Conformance, ::testing::ValuesIn(integrator_names()),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           return param_info.param;
+                           // Test names allow [A-Za-z0-9_] only: "ida-index3" → "ida_index3".
+                           std::string n = param_info.param;
+                           for (char& c : n) {
+                             if (c == '-') c = '_';
+                           }
+                           return n;
                          });
 
 // ---------------------------------------------------------------------------------------------
 // Factory and option errors (not per integrator)
 
 TEST(MakeIntegrator, NamesInDocumentationOrder) {
-  EXPECT_EQ(integrator_names(), (std::vector<std::string>{"rk4", "rk45", "euler", "heun", "bs32"}));
+  EXPECT_EQ(integrator_names(),
+            (std::vector<std::string>{"rk4", "rk45", "euler", "heun", "bs32", "ida", "ida-index3",
+                                      "cvode-bdf", "cvode-adams"}));
   for (const auto& n : integrator_names()) {
     auto integ = make_integrator(options_for(n, 1e-3, 1e-6));
     EXPECT_EQ(integ->name(), n);
@@ -602,6 +690,9 @@ TEST(MakeIntegrator, NamesInDocumentationOrder) {
   EXPECT_EQ(make_integrator(options_for("rk45", 1e-3, 1e-6))->order(), 5);
   EXPECT_TRUE(make_integrator(options_for("bs32", 1e-3, 1e-6))->adaptive());
   EXPECT_FALSE(make_integrator(options_for("heun", 1e-3, 1e-6))->adaptive());
+  EXPECT_EQ(make_integrator(options_for("ida", 1e-3, 1e-6))->order(), 5);
+  EXPECT_EQ(make_integrator(options_for("cvode-adams", 1e-3, 1e-6))->order(), 12);
+  EXPECT_TRUE(make_integrator(options_for("cvode-bdf", 1e-3, 1e-6))->adaptive());
 }
 
 TEST(MakeIntegrator, UnknownMethodThrowsInputErrorListingNames) {
@@ -632,7 +723,7 @@ TEST(MakeIntegrator, NonPositiveDtForFixedStepThrowsInputError) {
 }
 
 TEST(MakeIntegrator, BadTolerancesThrowInputError) {
-  for (const std::string n : {"rk45", "bs32"}) {
+  for (const std::string n : {"rk45", "bs32", "ida", "ida-index3", "cvode-bdf", "cvode-adams"}) {
     IntegratorOptions o = options_for(n, 0.0, 1e-6);
     o.rtol = -1e-6;
     EXPECT_THROW(make_integrator(o), InputError);

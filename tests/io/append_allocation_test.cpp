@@ -16,6 +16,9 @@ std::atomic<long> g_allocations{0};
 }  // namespace
 
 // Replacements of the global allocation functions (every other form forwards to these).
+// GCC cannot see that these replacements pair malloc/free consistently; silence its warning.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t size) {
   if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
@@ -23,6 +26,7 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace gmbd {
 namespace {

@@ -1,0 +1,206 @@
+// DaeFormulation: GGL / index-3 residuals of a Model, the iteration matrix from exact structural
+// blocks plus forward differences, and consistent initial values from DSC + one KKT solve.
+#include "constraints/dae_formulation.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+
+namespace gmbd {
+namespace {
+const double kSqrtEps = std::sqrt(std::numeric_limits<double>::epsilon());
+}
+
+DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOptions& projection)
+    : model_(model),
+      index_(index),
+      nq_(model.nq()),
+      nz_(model.nz()),
+      nh_(model.n_holonomic()),
+      nn_(model.n_nonholonomic()),
+      m_(nh_ + nn_),
+      nd_(2 * nq_ + nz_),
+      n_(nd_ + m_ + (index == DaeIndex::kStabilizedIndex2 ? nh_ : 0)),
+      kkt_(model),
+      projector_(model, projection),
+      M_(Mat::Zero(nq_, nq_)),
+      A_(Mat::Zero(m_, nq_)),
+      f_(Vec::Zero(nq_)),
+      g_(Vec::Zero(nh_)),
+      gt_(Vec::Zero(nh_)),
+      h_(Vec::Zero(nn_)),
+      phi_(Vec::Zero(nz_)),
+      r0_(Vec::Zero(n_)),
+      r1_(Vec::Zero(n_)),
+      y_pert_(Vec::Zero(n_)),
+      q0_(Vec::Zero(nq_)),
+      v0_(Vec::Zero(nq_)) {}
+
+void DaeFormulation::differential_components(VecRef id) const {
+  id.head(nd_).setOnes();
+  id.tail(n_ - nd_).setZero();
+}
+
+void DaeFormulation::error_test_components(VecRef e) const {
+  differential_components(e);
+  // Index 3 with position constraints: v is an index-2 unknown, tested with h-scaled weights.
+  if (index_ == DaeIndex::kIndex3 && nh_ > 0) e.segment(nq_, nq_).setConstant(2.0);
+}
+
+void DaeFormulation::step_scaled_rows(VecRef s) const {
+  s.setZero();
+  if (index_ == DaeIndex::kIndex3) s.tail(m_).setOnes();
+}
+
+void DaeFormulation::evaluate_model(double t, CVec q, CVec v, CVec z) {
+  // The Model convention: outputs are zeroed by the caller.
+  M_.setZero();
+  f_.setZero();
+  A_.setZero();
+  model_.mass_matrix(t, q, M_);
+  model_.forces(t, q, v, z, f_);
+  if (nh_ > 0) {
+    g_.setZero();
+    gt_.setZero();
+    auto G = A_.topRows(nh_);
+    model_.holonomic(t, q, g_);
+    model_.holonomic_jacobian(t, q, G);
+    model_.holonomic_time_rate(t, q, gt_);
+  }
+  if (nn_ > 0) {
+    h_.setZero();
+    auto H = A_.bottomRows(nn_);
+    model_.nonholonomic(t, q, v, h_);
+    model_.nonholonomic_jacobian(t, q, H);
+  }
+  if (nz_ > 0) {
+    phi_.setZero();
+    model_.state_rates(t, q, v, z, phi_);
+  }
+}
+
+void DaeFormulation::residual(double t, CVec y, CVec yp, VecRef r) {
+  const auto q = y.head(nq_);
+  const auto v = y.segment(nq_, nq_);
+  const auto z = y.segment(2 * nq_, nz_);
+  const auto lambda = y.segment(nd_, m_);
+  evaluate_model(t, q, v, z);
+  const auto G = A_.topRows(nh_);
+
+  // r_q = q̇ − v (+ Gᵀμ)
+  auto rq = r.head(nq_);
+  rq = yp.head(nq_) - v;
+  // r_v = M v̇ + Aᵀλ − f
+  auto rv = r.segment(nq_, nq_);
+  rv.noalias() = M_ * yp.segment(nq_, nq_);
+  rv.noalias() += A_.transpose() * lambda;
+  rv -= f_;
+  // r_z = ż − φ
+  r.segment(2 * nq_, nz_) = yp.segment(2 * nq_, nz_) - phi_;
+
+  auto alg = r.tail(n_ - nd_);
+  if (index_ == DaeIndex::kStabilizedIndex2) {
+    const auto mu = y.tail(nh_);
+    rq.noalias() += G.transpose() * mu;
+    // [G v + g_t; h; g]
+    auto gdot = alg.head(nh_);
+    gdot.noalias() = G * v;
+    gdot += gt_;
+    alg.segment(nh_, nn_) = h_;
+    alg.tail(nh_) = g_;
+  } else {
+    // [g; h]
+    alg.head(nh_) = g_;
+    alg.tail(nn_) = h_;
+  }
+}
+
+int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
+                             MatRef J) {
+  // Forward differences of the whole residual in the q, v and z columns.
+  residual(t, y, yp, r0_);
+  J.setZero();
+  y_pert_ = y;
+  for (int j = 0; j < nd_; ++j) {
+    double delta = kSqrtEps * std::max(std::abs(y(j)), perturbation_scale(j));
+    if (!(delta > 0.0) || !std::isfinite(delta)) delta = kSqrtEps;
+    const double yj = y(j) + delta;
+    delta = yj - y(j);  // exactly representable increment
+    y_pert_(j) = yj;
+    residual(t, y_pert_, yp, r1_);
+    J.col(j) = (r1_ - r0_) / delta;
+    y_pert_(j) = y(j);
+  }
+
+  // Exact blocks (the workspace is re-evaluated at the unperturbed point).
+  const auto q = y.head(nq_);
+  const auto v = y.segment(nq_, nq_);
+  const auto z = y.segment(2 * nq_, nz_);
+  evaluate_model(t, q, v, z);
+  const auto G = A_.topRows(nh_);
+  const auto H = A_.bottomRows(nn_);
+  const int iq = 0, iv = nq_, iz = 2 * nq_, ia = nd_;
+
+  // r_q rows: cj I (q), −I (v), 0 (z), Gᵀ (μ); q columns exact 0 for index 3.
+  if (index_ == DaeIndex::kIndex3) J.block(iq, iq, nq_, nq_).setZero();
+  J.block(iq, iq, nq_, nq_).diagonal().array() += cj;
+  J.block(iq, iv, nq_, nq_).setZero();
+  J.block(iq, iv, nq_, nq_).diagonal().setConstant(-1.0);
+  J.block(iq, iz, nq_, nz_).setZero();
+  // r_v rows: + cj M (v), Aᵀ (λ)
+  J.block(iv, iv, nq_, nq_) += cj * M_;
+  J.block(iv, ia, nq_, m_) = A_.transpose();
+  // r_z rows: + cj I (z)
+  J.block(iz, iz, nz_, nz_).diagonal().array() += cj;
+
+  // Constraint rows: exact v and z columns; exact q columns of g rows.
+  const int ra = nd_;
+  if (index_ == DaeIndex::kStabilizedIndex2) {
+    J.block(iq, ia + m_, nq_, nh_) = G.transpose();
+    // G v + g_t rows: ∂/∂v = G
+    J.block(ra, iv, nh_, nq_) = G;
+    J.block(ra, iz, nh_, nz_).setZero();
+    // h rows: ∂/∂v = H
+    J.block(ra + nh_, iv, nn_, nq_) = H;
+    J.block(ra + nh_, iz, nn_, nz_).setZero();
+    // g rows: ∂/∂q = G, nothing else
+    J.block(ra + m_, iq, nh_, nq_) = G;
+    J.block(ra + m_, iv, nh_, nq_).setZero();
+    J.block(ra + m_, iz, nh_, nz_).setZero();
+  } else {
+    // g rows
+    J.block(ra, iq, nh_, nq_) = G;
+    J.block(ra, iv, nh_, nq_).setZero();
+    J.block(ra, iz, nh_, nz_).setZero();
+    // h rows
+    J.block(ra + nh_, iv, nn_, nq_) = H;
+    J.block(ra + nh_, iz, nn_, nz_).setZero();
+  }
+  return 2 + nd_;
+}
+
+double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) {
+  // DSC projection of (q, v), then one KKT solve for v̇ and λ.
+  q0_ = z0.head(nq_);
+  v0_ = z0.segment(nq_, nq_);
+  const double correction = projector_.correct(t0, q0_, v0_);
+  const auto z = z0.tail(nz_);
+  kkt_.evaluate(t0, q0_, v0_, z);
+
+  y0.setZero();
+  yp0.setZero();
+  y0.head(nq_) = q0_;
+  y0.segment(nq_, nq_) = v0_;
+  y0.segment(2 * nq_, nz_) = z;
+  y0.segment(nd_, m_) = kkt_.multipliers();
+  yp0.head(nq_) = v0_;
+  yp0.segment(nq_, nq_) = kkt_.acceleration();
+  if (nz_ > 0) {
+    auto zdot = yp0.segment(2 * nq_, nz_);
+    model_.state_rates(t0, q0_, v0_, z, zdot);
+  }
+  return correction;
+}
+
+}  // namespace gmbd

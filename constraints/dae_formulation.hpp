@@ -1,0 +1,83 @@
+// The DAE residual views of a Model for IDA (NUMERICS.md §4): GGL stabilised index 2 and
+// index 3 on y = (q, v, z, λ[, μ]), their iteration matrices and consistent initial values.
+#pragma once
+
+#include "constraints/dsc.hpp"
+#include "core/dae_system.hpp"
+#include "core/kkt.hpp"
+#include "core/model.hpp"
+
+namespace gmbd {
+
+/// Residual form of M(q) v̇ = f(t, q, v, z) − Aᵀλ with holonomic g(t, q) = 0 (G = ∂g/∂q) and
+/// non-holonomic h(t, q, v) = H(t, q) v + h₀ = 0 (A = [G; H], m = nh + nn rows).
+///
+/// Unknowns y = [q (nq); v (nq); z (nz); λ (m); μ (nh, GGL only)] — the first 2nq + nz entries
+/// are the state of StabilizedDynamics. Residual rows, in this order:
+///   r_q = q̇ − v + Gᵀμ                (index 3: q̇ − v)                         nq
+///   r_v = M v̇ + Aᵀλ − f                                                     nq
+///   r_z = ż − φ(t, q, v, z)                                                 nz
+///   GGL:     [G v + g_t (nh); h (nn); g (nh)]        index 3: [g (nh); h (nn)]
+/// Index 3 marks its constraint rows as step-scaled (DaeSystem::step_scaled_rows): the
+/// integrator multiplies them by 1/h. Multipliers are algebraic (id = 0), everything else
+/// differential. The multipliers carry KktSolver's sign: constraint force = −Aᵀλ.
+/// Error test (error_test_components): multipliers excluded; index 3 with holonomic rows tests
+/// v with h-scaled weights (an index-2 unknown there); everything else normally.
+///
+/// Iteration matrix J = ∂F/∂y + cj ∂F/∂ẏ. The Model supplies G, H, M, f, g, h but no
+/// derivatives of M, f, φ, G, H with respect to q or v, so jacobian() assembles:
+///   exact:  cj·I (r_q, q columns), cj·M (r_v, v columns), cj·I (r_z, z columns);
+///           −I (r_q, v columns); Gᵀ (r_q, μ columns); Aᵀ (r_v, λ columns);
+///           G (g rows, q columns); G (G v + g_t rows, v columns); H (h rows, v columns);
+///           every other entry of the λ, μ columns and of the z columns of constraint rows
+///           is exactly 0, as are the v columns of g rows and (index 3) the q columns of r_q.
+///   forward differences, one column of y at a time (one residual evaluation per column):
+///           q columns of r_q (GGL: ∂(Gᵀμ)/∂q), of r_v (∂(M v̇ + Aᵀλ − f)/∂q), of r_z, of the
+///           G v + g_t rows (∂(G v + g_t)/∂q) and of the h rows (∂h/∂q);
+///           v and z columns of r_v (−∂f/∂v, −∂f/∂z) and of r_z (−∂φ/∂v, −∂φ/∂z).
+///   Increment of column j: δ_j = √ε · max(|y_j|, s_j) (s = the integrator's
+///   perturbation_scale), rounded so that y_j + δ_j is exactly representable
+///   (δ_j ← (y_j + δ_j) − y_j). Cost: 2 + 2 nq + nz model evaluations per Jacobian.
+///
+/// Consistent initial values (NUMERICS.md §4): DSC projection of (q, v) onto g = 0,
+/// G v + g_t = 0, h = 0 (DscProjector with the given options), then one KKT solve for v̇ and
+/// λ; μ = 0, q̇ = v, ż = φ.
+///
+/// Storage is allocated in the constructor; residual() and jacobian() never allocate.
+/// Decoupled coordinates (a zero column of both M and A, e.g. an RIS ball exactly at its dish
+/// centre) make the iteration matrix singular: IDA reports a linear-solver setup failure there.
+class DaeFormulation final : public DaeSystem {
+ public:
+  DaeFormulation(const Model& model, DaeIndex index, const DscOptions& projection);
+
+  int dimension() const override { return n_; }
+  int state_dimension() const override { return nd_; }
+  void differential_components(VecRef id) const override;
+  void error_test_components(VecRef e) const override;
+  void step_scaled_rows(VecRef s) const override;
+  void residual(double t, CVec y, CVec yp, VecRef r) override;
+  bool has_jacobian() const override { return true; }
+  int jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
+               MatRef J) override;
+  double consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) override;
+
+  DaeIndex index() const { return index_; }
+  const Model& model() const { return model_; }
+  /// Offset of λ in y (= 2 nq + nz); μ (GGL) follows λ.
+  int multiplier_offset() const { return nd_; }
+
+ private:
+  /// M, f, A, g, g_t, h, φ at (t, q, v, z) into the workspace.
+  void evaluate_model(double t, CVec q, CVec v, CVec z);
+
+  const Model& model_;
+  DaeIndex index_;
+  int nq_, nz_, nh_, nn_, m_, nd_, n_;
+  KktSolver kkt_;
+  DscProjector projector_;
+  Mat M_, A_;
+  Vec f_, g_, gt_, h_, phi_;
+  Vec r0_, r1_, y_pert_, q0_, v0_;
+};
+
+}  // namespace gmbd

@@ -1,0 +1,445 @@
+// SundialsCvode: CVODE memory set-up (BDF + Newton + dense, or Adams + fixed point), the
+// right-hand side, Jacobian and DSC projection callbacks, output and failure translation.
+#include "integrators/sundials_cvode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "core/errors.hpp"
+#include "integrators/sundials_common.hpp"
+
+namespace gmbd {
+
+namespace ss = sundials_support;
+
+namespace {
+
+const double kSqrtEps = std::sqrt(std::numeric_limits<double>::epsilon());
+
+const char* flag_name(int flag) {
+  switch (flag) {
+    case CV_TOO_MUCH_WORK: return "CV_TOO_MUCH_WORK";
+    case CV_TOO_MUCH_ACC: return "CV_TOO_MUCH_ACC";
+    case CV_ERR_FAILURE: return "CV_ERR_FAILURE";
+    case CV_CONV_FAILURE: return "CV_CONV_FAILURE";
+    case CV_LINIT_FAIL: return "CV_LINIT_FAIL";
+    case CV_LSETUP_FAIL: return "CV_LSETUP_FAIL";
+    case CV_LSOLVE_FAIL: return "CV_LSOLVE_FAIL";
+    case CV_RHSFUNC_FAIL: return "CV_RHSFUNC_FAIL";
+    case CV_FIRST_RHSFUNC_ERR: return "CV_FIRST_RHSFUNC_ERR";
+    case CV_REPTD_RHSFUNC_ERR: return "CV_REPTD_RHSFUNC_ERR";
+    case CV_UNREC_RHSFUNC_ERR: return "CV_UNREC_RHSFUNC_ERR";
+    case CV_NLS_INIT_FAIL: return "CV_NLS_INIT_FAIL";
+    case CV_NLS_SETUP_FAIL: return "CV_NLS_SETUP_FAIL";
+    case CV_NLS_FAIL: return "CV_NLS_FAIL";
+    case CV_MEM_FAIL: return "CV_MEM_FAIL";
+    case CV_ILL_INPUT: return "CV_ILL_INPUT";
+    case CV_BAD_T: return "CV_BAD_T";
+    case CV_TOO_CLOSE: return "CV_TOO_CLOSE";
+    case CV_VECTOROP_ERR: return "CV_VECTOROP_ERR";
+    case CV_PROJFUNC_FAIL: return "CV_PROJFUNC_FAIL";
+    case CV_REPTD_PROJFUNC_ERR: return "CV_REPTD_PROJFUNC_ERR";
+    default: return "CV_UNRECOGNIZED_ERR";
+  }
+}
+
+std::string flag_meaning(int flag, const IntegratorOptions& o, bool bdf) {
+  const char* corrector = bdf ? "the corrector (Newton)" : "the corrector (fixed-point iteration)";
+  switch (flag) {
+    case CV_TOO_MUCH_WORK:
+      return "number of steps exceeds max_steps = " + std::to_string(o.max_steps) +
+             " (accepted steps in this run)";
+    case CV_TOO_MUCH_ACC:
+      return "the tolerances rtol = " + ss::format_number(o.rtol) +
+             ", atol = " + ss::format_number(o.atol) +
+             " cannot be met in double precision at this state";
+    case CV_ERR_FAILURE:
+      return "the local error test failed repeatedly (7 times in one step) or with |h| at "
+             "min_step = " + ss::format_number(o.min_step) +
+             " (a singularity, a discontinuity or stiffness with Adams?)";
+    case CV_CONV_FAILURE:
+      return std::string(corrector) +
+             " did not converge repeatedly (10 times in one step) or with |h| at min_step = " +
+             ss::format_number(o.min_step) +
+             (bdf ? " (bad Jacobian or singular iteration matrix?)"
+                  : " (a stiff system? use cvode-bdf)");
+    case CV_LINIT_FAIL: return "the dense linear solver could not be initialised";
+    case CV_LSETUP_FAIL:
+      return "the linear solver setup (iteration matrix I − γJ and its LU) failed "
+             "unrecoverably";
+    case CV_LSOLVE_FAIL: return "the linear solve with the iteration matrix failed";
+    case CV_RHSFUNC_FAIL: return "the right-hand side failed unrecoverably";
+    case CV_FIRST_RHSFUNC_ERR: return "the right-hand side failed at its first call (t0)";
+    case CV_REPTD_RHSFUNC_ERR:
+      return "the right-hand side failed (recoverably) again and again; reducing the step did "
+             "not help";
+    case CV_UNREC_RHSFUNC_ERR:
+      return "the right-hand side failed recoverably where no recovery is possible";
+    case CV_NLS_INIT_FAIL: return "the nonlinear solver could not be initialised";
+    case CV_NLS_SETUP_FAIL: return "the nonlinear solver setup failed";
+    case CV_NLS_FAIL: return "the nonlinear solver failed unrecoverably";
+    case CV_PROJFUNC_FAIL: return "the projection (DSC) failed unrecoverably";
+    case CV_REPTD_PROJFUNC_ERR:
+      return "the projection (DSC) failed (recoverably) again and again; reducing the step "
+             "did not help";
+    case CV_TOO_CLOSE: return "tout is too close to t0 to start the integration";
+    case CV_ILL_INPUT: return "CVODE reports an illegal input";
+    default: return "CVODE failed with return code " + std::to_string(flag);
+  }
+}
+
+}  // namespace
+
+struct SundialsCvode::Impl {
+  explicit Impl(const IntegratorOptions& o) : options(o) {}
+  ~Impl() { free_memory(); }
+
+  void free_memory() {
+    if (memory != nullptr) CVodeFree(&memory);
+    if (linear_solver != nullptr) SUNLinSolFree(linear_solver);
+    if (matrix != nullptr) SUNMatDestroy(matrix);
+    if (nonlinear_solver != nullptr) SUNNonlinSolFree(nonlinear_solver);
+    memory = nullptr;
+    linear_solver = nullptr;
+    matrix = nullptr;
+    nonlinear_solver = nullptr;
+  }
+
+  IntegratorOptions options;
+  bool bdf = true;
+  OdeSystem* system = nullptr;
+  bool project = false;       ///< the system has a projection
+  bool in_step_projection = false;  ///< CVODE projects steps (BDF + projection)
+  int n = 0;
+  double t0 = 0.0;
+
+  std::unique_ptr<ss::Context> context;
+  void* memory = nullptr;
+  SUNMatrix matrix = nullptr;
+  SUNLinearSolver linear_solver = nullptr;
+  SUNNonlinearSolver nonlinear_solver = nullptr;
+  ss::CallbackStatus status;
+  ss::MessageBuffer message;
+
+  Vec y, y_out, weights, f1, z_pert, z_proj, z_err;
+  ss::VectorView y_view, y_out_view, weights_view;
+  long model_evaluations = 0;   ///< rhs callbacks + evaluations inside the Jacobian
+  double max_projection = 0.0;  ///< largest CVODE projection since the last take
+  double max_projection_run = 0.0;
+};
+
+namespace {
+
+int cv_rhs(double t, N_Vector y, N_Vector ydot, void* user) {
+  auto& s = *static_cast<SundialsCvode::Impl*>(user);
+  return s.status.run([&] {
+    auto f = ss::map(ydot);
+    s.system->rhs(t, ss::cmap(y), f);
+    ++s.model_evaluations;
+    return f.allFinite();
+  });
+}
+
+int cv_jacobian(double t, N_Vector y, N_Vector fy, SUNMatrix J, void* user, N_Vector /*tmp1*/,
+                N_Vector /*tmp2*/, N_Vector /*tmp3*/) {
+  auto& s = *static_cast<SundialsCvode::Impl*>(user);
+  return s.status.run([&] {
+    // J(:, j) = (F(t, z + δ_j e_j) − F(t, z)) / δ_j, δ_j = √ε max(|z_j|, 1/w_j)
+    const auto z = ss::cmap(y);
+    const auto f0 = ss::cmap(fy);
+    CVodeGetErrWeights(s.memory, s.weights_view.get());
+    Eigen::Map<Mat> Jm(SUNDenseMatrix_Data(J), s.n, s.n);
+    s.z_pert = z;
+    for (int j = 0; j < s.n; ++j) {
+      const double w = s.weights(j);
+      double delta = kSqrtEps * std::max(std::abs(z(j)), w > 0.0 ? 1.0 / w : 0.0);
+      if (!(delta > 0.0) || !std::isfinite(delta)) delta = kSqrtEps;
+      const double zj = z(j) + delta;
+      delta = zj - z(j);
+      s.z_pert(j) = zj;
+      s.system->rhs(t, s.z_pert, s.f1);
+      ++s.model_evaluations;
+      Jm.col(j) = (s.f1 - f0) / delta;
+      s.z_pert(j) = z(j);
+    }
+    return Jm.allFinite();
+  });
+}
+
+int cv_project(double t, N_Vector ycur, N_Vector corr, double /*eps_proj*/, N_Vector err,
+               void* user) {
+  auto& s = *static_cast<SundialsCvode::Impl*>(user);
+  return s.status.run([&] {
+    // corr = P(z) − z
+    const auto z = ss::cmap(ycur);
+    s.z_proj = z;
+    const double size = s.system->project(t, s.z_proj);
+    auto c = ss::map(corr);
+    c = s.z_proj - z;
+    s.max_projection = std::max(s.max_projection, size);
+    s.max_projection_run = std::max(s.max_projection_run, size);
+    if (err != nullptr) {
+      // err ← P(z⁺ + err) − z⁺ (linearised projector applied to the error estimate)
+      auto e = ss::map(err);
+      s.z_err = s.z_proj + e;
+      s.system->project(t, s.z_err);
+      e = s.z_err - s.z_proj;
+      return c.allFinite() && e.allFinite();
+    }
+    return c.allFinite();
+  });
+}
+
+void cv_error_handler(int code, const char* /*module*/, const char* /*function*/, char* msg,
+                      void* user) {
+  auto& buffer = *static_cast<ss::MessageBuffer*>(user);
+  if (code == CV_WARNING && buffer.code < 0) return;
+  buffer.store(code, msg);
+}
+
+}  // namespace
+
+SundialsCvode::SundialsCvode(const IntegratorOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {
+  const std::string& m = options.method;
+  if (m != "cvode-bdf" && m != "cvode-adams") {
+    throw InputError("SundialsCvode: method \"" + m +
+                     "\" is not a CVODE method; expected one of: cvode-bdf cvode-adams");
+  }
+  impl_->bdf = m == "cvode-bdf";
+  ss::validate_options(options, "integrator " + m + ": ", impl_->bdf ? 5 : 12);
+}
+
+SundialsCvode::~SundialsCvode() = default;
+
+std::string SundialsCvode::name() const { return impl_->options.method; }
+int SundialsCvode::order() const {
+  if (impl_->options.max_order > 0) return impl_->options.max_order;
+  return impl_->bdf ? 5 : 12;
+}
+bool SundialsCvode::is_bdf() const { return impl_->bdf; }
+
+double SundialsCvode::time() const {
+  if (impl_->memory == nullptr) return impl_->t0;
+  double t = impl_->t0;
+  CVodeGetCurrentTime(impl_->memory, &t);
+  return t;
+}
+
+int SundialsCvode::last_order() const {
+  int k = 0;
+  if (impl_->memory != nullptr) CVodeGetLastOrder(impl_->memory, &k);
+  return k;
+}
+
+long SundialsCvode::jacobian_evaluations() const {
+  long nje = 0;
+  if (impl_->memory != nullptr && impl_->bdf) CVodeGetNumJacEvals(impl_->memory, &nje);
+  return nje;
+}
+
+long SundialsCvode::projections() const {
+  long np = 0;
+  if (impl_->memory != nullptr && impl_->in_step_projection) {
+    CVodeGetNumProjEvals(impl_->memory, &np);
+  }
+  return np;
+}
+
+void SundialsCvode::initialize(OdeSystem& system, double t0, CVec z0) {
+  Impl& s = *impl_;
+  const std::string who = "integrator " + s.options.method + ": ";
+  if (z0.size() != system.dimension()) {
+    throw InputError(who + "initialize: wrong state size: expected " +
+                     std::to_string(system.dimension()) + " (system dimension), got " +
+                     std::to_string(z0.size()));
+  }
+  if (!std::isfinite(t0)) throw InputError(who + "t0 = " + ss::format_number(t0) + " must be finite");
+  if (t0 > s.options.stop_time) {
+    throw InputError(who + "t0 = " + ss::format_number(t0) + " lies after stop_time = " +
+                     ss::format_number(s.options.stop_time));
+  }
+  s.free_memory();
+  s.system = &system;
+  s.project = system.has_projection();
+  s.in_step_projection = s.project && s.bdf;
+  s.n = system.dimension();
+  s.t0 = t0;
+  if (!s.context) s.context = std::make_unique<ss::Context>();
+  SUNContext ctx = s.context->get();
+
+  s.y = z0;
+  s.y_out = z0;
+  s.weights.setZero(s.n);
+  s.f1.setZero(s.n);
+  s.z_pert.setZero(s.n);
+  s.z_proj.setZero(s.n);
+  s.z_err.setZero(s.n);
+  // Start on the manifold (a correction of the input, not drift: not recorded).
+  if (s.project) system.project(t0, s.y);
+  s.y_out = s.y;
+  s.y_view = ss::VectorView(s.y, ctx);
+  s.y_out_view = ss::VectorView(s.y_out, ctx);
+  s.weights_view = ss::VectorView(s.weights, ctx);
+
+  const IntegratorOptions& o = s.options;
+  s.memory = CVodeCreate(s.bdf ? CV_BDF : CV_ADAMS, ctx);
+  if (s.memory == nullptr) throw std::runtime_error("CVodeCreate failed");
+  ss::check_setup(CVodeSetErrHandlerFn(s.memory, cv_error_handler, &s.message), "CVodeSetErrHandlerFn");
+  ss::check_setup(CVodeInit(s.memory, cv_rhs, t0, s.y_view.get()), "CVodeInit");
+  ss::check_setup(CVodeSStolerances(s.memory, o.rtol, o.atol), "CVodeSStolerances");
+  ss::check_setup(CVodeSetUserData(s.memory, &s), "CVodeSetUserData");
+  ss::check_setup(CVodeSetMaxOrd(s.memory, order()), "CVodeSetMaxOrd");
+  if (std::isfinite(o.max_step)) ss::check_setup(CVodeSetMaxStep(s.memory, o.max_step), "CVodeSetMaxStep");
+  if (o.min_step > 0.0) ss::check_setup(CVodeSetMinStep(s.memory, o.min_step), "CVodeSetMinStep");
+  if (o.dt > 0.0) ss::check_setup(CVodeSetInitStep(s.memory, std::min(o.dt, o.max_step)), "CVodeSetInitStep");
+  if (std::isfinite(o.stop_time)) ss::check_setup(CVodeSetStopTime(s.memory, o.stop_time), "CVodeSetStopTime");
+  if (s.bdf) {
+    s.matrix = SUNDenseMatrix(s.n, s.n, ctx);
+    if (s.matrix == nullptr) throw std::runtime_error("SUNDenseMatrix failed");
+    s.linear_solver = SUNLinSol_Dense(s.y_view.get(), s.matrix, ctx);
+    if (s.linear_solver == nullptr) throw std::runtime_error("SUNLinSol_Dense failed");
+    ss::check_setup(CVodeSetLinearSolver(s.memory, s.linear_solver, s.matrix), "CVodeSetLinearSolver");
+    if (o.jacobian == "exact") ss::check_setup(CVodeSetJacFn(s.memory, cv_jacobian), "CVodeSetJacFn");
+    if (s.in_step_projection) {
+      ss::check_setup(CVodeSetProjFn(s.memory, cv_project), "CVodeSetProjFn");
+      ss::check_setup(CVodeSetProjErrEst(s.memory, SUNTRUE), "CVodeSetProjErrEst");
+    }
+  } else {
+    s.nonlinear_solver = SUNNonlinSol_FixedPoint(s.y_view.get(), 0, ctx);
+    if (s.nonlinear_solver == nullptr) throw std::runtime_error("SUNNonlinSol_FixedPoint failed");
+    ss::check_setup(CVodeSetNonlinearSolver(s.memory, s.nonlinear_solver), "CVodeSetNonlinearSolver");
+  }
+
+  stats_ = IntegratorStats{};
+  correction_since_output_ = 0.0;
+  s.model_evaluations = 0;
+  s.max_projection = 0.0;
+  s.max_projection_run = 0.0;
+}
+
+void SundialsCvode::update_stats() {
+  Impl& s = *impl_;
+  long nst = 0, netf = 0, ncfn = 0;
+  double hlast = 0.0;
+  CVodeGetNumSteps(s.memory, &nst);
+  CVodeGetNumErrTestFails(s.memory, &netf);
+  CVodeGetNumStepSolveFails(s.memory, &ncfn);
+  CVodeGetLastStep(s.memory, &hlast);
+  stats_.steps = nst;
+  stats_.rejected_steps = netf + ncfn;
+  // Every evaluation (CVODE's DQ Jacobian included) passes through cv_rhs or cv_jacobian.
+  stats_.rhs_evaluations = s.model_evaluations;
+  stats_.last_step = hlast;
+  if (s.in_step_projection) {
+    stats_.max_step_correction = s.max_projection_run;
+    correction_since_output_ = std::max(correction_since_output_, s.max_projection);
+    s.max_projection = 0.0;
+  }
+}
+
+void SundialsCvode::advance_to(double tout, VecRef z_out) {
+  Impl& s = *impl_;
+  if (s.memory == nullptr) {
+    throw std::logic_error("integrator " + s.options.method + ": advance_to called before initialize()");
+  }
+  const std::string& name = s.options.method;
+  if (z_out.size() != s.n) {
+    throw InputError("integrator " + name + ": advance_to: wrong output size: expected " +
+                     std::to_string(s.n) + ", got " + std::to_string(z_out.size()));
+  }
+  if (!std::isfinite(tout)) {
+    throw InputError("integrator " + name + ": advance_to: tout = " + ss::format_number(tout) +
+                     " must be finite");
+  }
+  if (tout > s.options.stop_time) {
+    throw InputError("integrator " + name + ": advance_to: tout = " + ss::format_number(tout) +
+                     " s lies after stop_time = " + ss::format_number(s.options.stop_time) + " s");
+  }
+  double tn = s.t0, hlast = 0.0;
+  long nst = 0;
+  CVodeGetCurrentTime(s.memory, &tn);
+  CVodeGetLastStep(s.memory, &hlast);
+  CVodeGetNumSteps(s.memory, &nst);
+  const double t_start = nst > 0 ? tn - hlast : s.t0;
+  if (tout < t_start) {
+    throw InputError("integrator " + name + ": tout = " + ss::format_number(tout) +
+                     " s lies before the last accepted step [" + ss::format_number(t_start) +
+                     ", " + ss::format_number(tn) + "] s; output times must not decrease");
+  }
+
+  s.status.clear();
+  s.message.clear();
+  bool at_step_end = false;
+  if (tout <= tn) {
+    if (nst == 0 || tout == tn) {
+      // At t0 before any step, or exactly at the last step end: the stored solution.
+      const int flag = nst == 0 ? 0 : CVodeGetDky(s.memory, tout, 0, s.y_out_view.get());
+      if (nst == 0) s.y_out = s.y;
+      at_step_end = true;
+      if (flag < 0) {
+        throw IntegrationError(tn, ss::failure_message(name, tn, hlast, flag_name(flag),
+                                                       "CVodeGetDky failed", s.status, s.message));
+      }
+    } else {
+      const int flag = CVodeGetDky(s.memory, tout, 0, s.y_out_view.get());
+      if (flag < 0) {
+        throw IntegrationError(tn, ss::failure_message(name, tn, hlast, flag_name(flag),
+                                                       "CVodeGetDky could not interpolate at tout = " +
+                                                           ss::format_number(tout),
+                                                       s.status, s.message));
+      }
+    }
+  } else {
+    const long remaining = s.options.max_steps - nst;
+    if (remaining <= 0) {
+      throw IntegrationError(tn, ss::failure_message(name, tn, hlast, "CV_TOO_MUCH_WORK",
+                                                     flag_meaning(CV_TOO_MUCH_WORK, s.options, s.bdf),
+                                                     s.status, s.message));
+    }
+    ss::check_setup(CVodeSetMaxNumSteps(s.memory, remaining), "CVodeSetMaxNumSteps");
+    double tret = tn;
+    const int flag = CVode(s.memory, tout, s.y_out_view.get(), &tret, CV_NORMAL);
+    update_stats();
+    s.status.rethrow_fatal();
+    if (flag < 0) {
+      double t_fail = s.t0, h_fail = 0.0;
+      CVodeGetCurrentTime(s.memory, &t_fail);
+      CVodeGetCurrentStep(s.memory, &h_fail);
+      throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
+                                                         flag_meaning(flag, s.options, s.bdf),
+                                                         s.status, s.message));
+    }
+    double t_now = tn;
+    CVodeGetCurrentTime(s.memory, &t_now);
+    at_step_end = tret == t_now;
+  }
+  update_stats();
+  z_out = s.y_out;
+  if (!z_out.allFinite()) {
+    throw IntegrationError(time(), "integrator " + name + " failed at t = " +
+                                       ss::format_number(time()) + " s (step size h = " +
+                                       ss::format_number(stats_.last_step) +
+                                       " s): non-finite state at the output time " +
+                                       ss::format_number(tout) + " s");
+  }
+  if (s.project && stats_.steps > 0 && !(s.in_step_projection && at_step_end)) {
+    // Interpolants (and Adams solutions) leave the manifold: project the output.
+    const double correction = s.system->project(tout, z_out);
+    if (!s.in_step_projection) {
+      stats_.max_step_correction = std::max(stats_.max_step_correction, correction);
+      correction_since_output_ = std::max(correction_since_output_, correction);
+    }
+  }
+}
+
+}  // namespace gmbd

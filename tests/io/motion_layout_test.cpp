@@ -1,0 +1,187 @@
+// Format layouts beyond the six shared records (io/motion.hpp): generated CSMIP V2 files (unequal
+// channel lengths, touching F10 fields) and SMC/COSMOS/CSMIP orientation rules (down → negated).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "io/motion.hpp"
+
+namespace gmbd {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::path(::testing::TempDir()) /
+            (std::string("gmbd_motion_") + info->test_suite_name() + "_" + info->name());
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string write(const std::string& name, const std::string& content) const {
+    const std::string p = (path_ / name).string();
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+// One channel in the current CSMIP V2 layout: 25 text lines, 100 integers (16I5) with #27
+// orientation and #53/#64/#66 point counts, 100 reals (8F10), acceleration in 8F10.6 (so
+// "-12.626200" fills its field and touches its neighbour), velocity, displacement, "/&".
+std::string v2_channel(int chan, const std::string& chan_text, int orientation,
+                       const std::vector<double>& a) {
+  const auto n = static_cast<int>(a.size());
+  std::string s = "Corrected accelerogram   TEST-0001                                  from\n";
+  for (int i = 2; i <= 25; ++i) {
+    if (i == 6)
+      s += "Station No. 12345   34.000N, 118.000W    Etna2   s/n 0001\n";
+    else if (i == 7)
+      s += "Generated test station\n";
+    else if (i == 8)
+      s += chan_text + "\n";
+    else
+      s += "text line " + std::to_string(i) + "\n";
+  }
+  std::vector<int> ints(100, -999);
+  ints[26] = orientation;
+  ints[52] = ints[63] = ints[65] = n;
+  for (int i = 0; i < 100; ++i) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%5d", ints[static_cast<size_t>(i)]);
+    s += buf;
+    if (i % 16 == 15 || i == 99) s += "\n";
+  }
+  for (int i = 0; i < 100; ++i) s += fmt("%10.4f", 0.0) + ((i % 8 == 7 || i == 99) ? "\n" : "");
+  const auto block = [&](const char* what, const char* units) {
+    s += fmt("%6.0f", static_cast<double>(n)) + " points of " + what +
+         " data equally spaced at 0.020 sec, in " + units + ". (8f10.6)\n";
+    for (int k = 0; k < n; ++k) {
+      s += fmt("%10.6f", std::string(what) == "accel" ? a[static_cast<size_t>(k)] : 0.0);
+      if (k % 8 == 7 || k == n - 1) s += "\n";
+    }
+  };
+  block("accel", "cm/sec2");
+  block("veloc", "cm/sec");
+  block("displ", "cm");
+  s += "/&  ----------  End of data for channel  " + std::to_string(chan) + "  ----------\n";
+  return s;
+}
+
+TEST(MotionLayout, CsmipV2ChannelsOfDifferentLengthsAndTouchingFields) {
+  TempDir dir;
+  const std::vector<double> a1 = {-12.6262, 1.171726, -99.999999, 45.1, -0.25};
+  const std::vector<double> a2 = {1, -2, 3, -4, 5, -6, 7, -8, -10.5, -11.25, 12.125};
+  const std::vector<double> a3 = {0.5, -0.5};
+  const std::string p = dir.write("gen.v2", v2_channel(1, "Chan  1: 360 Deg", 360, a1) +
+                                                v2_channel(2, "no channel label here", 600, a2) +
+                                                v2_channel(3, "CHAN 3: 45 DEG", 45, a3));
+  const auto ch = read_motion_file(p);
+  ASSERT_EQ(ch.size(), 3u);
+  ASSERT_EQ(ch[0].acceleration.size(), 5u);
+  ASSERT_EQ(ch[1].acceleration.size(), 11u);
+  ASSERT_EQ(ch[2].acceleration.size(), 2u);
+  for (size_t k = 0; k < a1.size(); ++k) EXPECT_DOUBLE_EQ(ch[0].acceleration[k], a1[k] * 0.01);
+  // Channel 2: no "Chan n:" text, integer #27 = 600 (down): vertical, negated.
+  EXPECT_TRUE(ch[1].vertical);
+  EXPECT_TRUE(ch[1].sign_flipped);
+  for (size_t k = 0; k < a2.size(); ++k) EXPECT_DOUBLE_EQ(ch[1].acceleration[k], -a2[k] * 0.01);
+  // 360° is north: azimuths are reported in [0, 360).
+  EXPECT_EQ(ch[0].component, "360");
+  EXPECT_DOUBLE_EQ(ch[0].azimuth_deg, 0.0);
+  EXPECT_EQ(ch[2].component, "45");
+  EXPECT_DOUBLE_EQ(ch[2].azimuth_deg, 45.0);
+  EXPECT_EQ(ch[2].channel, 2);
+  EXPECT_DOUBLE_EQ(ch[2].dt, 0.02);
+  EXPECT_EQ(ch[0].station, "12345 Generated test station");
+}
+
+std::vector<std::string> lines_of(const std::string& name) {
+  std::ifstream in(std::string(GMBD_SHARED_DIR) + "/motions/" + name, std::ios::binary);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);  // keeps '\r' where present
+  return lines;
+}
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+TEST(MotionLayout, UsgsSmcOrientation) {
+  TempDir dir;
+  auto l = lines_of("NP1103_Berkeley2018_1103.HN2.NP.RE_a.smc");
+  const auto ref = read_motion_file(dir.write("ref.smc", join(l)))[0];
+  const auto read = [&](const std::vector<std::string>& lines) {
+    return read_motion_file(dir.write("o.smc", join(lines)))[0];
+  };
+  // Text line 6 "component= UP" / "DOWN".
+  l[5] = "station = CA:Berkeley;Great Western Sav  component= UP";
+  auto m = read(l);
+  EXPECT_TRUE(m.vertical);
+  EXPECT_FALSE(m.sign_flipped);
+  EXPECT_EQ(m.acceleration, ref.acceleration);
+  l[5] = "station = CA:Berkeley;Great Western Sav  component= DOWN";
+  m = read(l);
+  EXPECT_TRUE(m.vertical && m.sign_flipped);
+  EXPECT_EQ(m.component, "DOWN");
+  EXPECT_DOUBLE_EQ(m.acceleration[0], -ref.acceleration[0]);
+  // No component text: integers #13 (vertical orientation) and #14 (azimuth) decide.
+  l[5] = "station = CA:Berkeley;Great Western Sav";
+  m = read(l);
+  EXPECT_FALSE(m.vertical);
+  EXPECT_DOUBLE_EQ(m.azimuth_deg, 171.0);
+  l[12].replace(40, 10, "       180");  // #13 = 180: down
+  m = read(l);
+  EXPECT_TRUE(m.vertical && m.sign_flipped);
+}
+
+TEST(MotionLayout, CosmosOrientationCodes) {
+  TempDir dir;
+  auto l = lines_of("AK_BMR_Anchorage2018_BNZ.V2c");
+  const auto ref = read_motion_file(dir.write("ref.V2c", join(l)))[0];
+  const auto with_code = [&](const char* code) {
+    auto c = l;
+    c[19].replace(24, 8, code);  // integer #54 (line 20, columns 25–32)
+    return read_motion_file(dir.write("o.V2c", join(c)))[0];
+  };
+  auto m = with_code("     401");  // down
+  EXPECT_TRUE(m.vertical && m.sign_flipped);
+  EXPECT_DOUBLE_EQ(m.acceleration[5], -ref.acceleration[5]);
+  m = with_code("     400");  // up
+  EXPECT_TRUE(m.vertical && !m.sign_flipped);
+  m = with_code("     360");
+  EXPECT_FALSE(m.vertical);
+  EXPECT_DOUBLE_EQ(m.azimuth_deg, 0.0);
+  m = with_code("     135");
+  EXPECT_DOUBLE_EQ(m.azimuth_deg, 135.0);
+  m = with_code("     700");  // H1: horizontal, azimuth unknown
+  EXPECT_FALSE(m.vertical);
+  EXPECT_TRUE(std::isnan(m.azimuth_deg));
+  EXPECT_EQ(m.acceleration, ref.acceleration);
+}
+
+}  // namespace
+}  // namespace gmbd
