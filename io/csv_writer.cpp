@@ -13,9 +13,12 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "io/hdf5_support.hpp"
 
 namespace gmbd {
 namespace {
+using hdf5_support::SilenceHdf5Errors;
+using hdf5_support::hdf5_error_detail;
 
 /// A CSV field: quoted (with doubled quotes) when it contains a comma, quote or line break.
 std::string csv_field(const std::string& text) {
@@ -185,32 +188,6 @@ const std::string& CsvResultWriter::path() const {
 // ============================================================================================
 namespace {
 
-class SilenceHdf5Errors {
- public:
-  SilenceHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
-  SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-std::string hdf5_error_detail() {
-  std::string detail;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* err, void* out) -> herr_t {
-        if (n == 0 && err != nullptr && err->desc != nullptr) *static_cast<std::string*>(out) = err->desc;
-        return 0;
-      },
-      &detail);
-  return detail;
-}
 
 /// Owner of one HDF5 identifier.
 class Handle {
