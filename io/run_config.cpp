@@ -540,7 +540,8 @@ void read_initial(const Reader& r, const YAML::Node& node, InitialConfig& initia
 
 void read_integrator(const Reader& r, const YAML::Node& node, IntegratorOptions& options) {
   const auto s = r.section(node, "integrator",
-                           {"method", "dt", "rtol", "atol", "max_step", "min_step", "max_steps"});
+                           {"method", "dt", "rtol", "atol", "max_step", "min_step", "max_steps",
+                            "max_order", "jacobian"});
   if (const YAML::Node* n = s.get("method")) options.method = r.choice(*n, s.child("method"), integrator_names());
   if (const YAML::Node* n = s.get("dt")) {
     if (n->IsScalar() && trim(n->Scalar()) == "auto") {
@@ -563,6 +564,10 @@ void read_integrator(const Reader& r, const YAML::Node& node, IntegratorOptions&
     // 2^62: any realistic step count, and exactly representable as a double.
     options.max_steps = r.integer(*n, s.child("max_steps"), 1, 4'611'686'018'427'387'904L);
   }
+  if (const YAML::Node* n = s.get("max_order")) {
+    options.max_order = static_cast<int>(r.integer(*n, s.child("max_order"), 0, 12));
+  }
+  if (const YAML::Node* n = s.get("jacobian")) options.jacobian = r.choice(*n, s.child("jacobian"), {"exact", "dq"});
   if (options.min_step > options.max_step) {
     const YAML::Node* n = s.get("min_step");
     r.fail(n != nullptr ? *n : node, s.child("min_step"),

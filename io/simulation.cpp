@@ -174,6 +174,10 @@ PreparedRun prepare_run(const RunConfig& config) {
   const ModelInputs inputs = build_inputs(config);
   for (const auto& [name, signal] : inputs.signals) {
     run.input_descriptions.emplace_back(name, signal->description());
+    const double interval = signal->sample_interval();
+    if (interval > 0.0 && (run.input_sample_interval == 0.0 || interval < run.input_sample_interval)) {
+      run.input_sample_interval = interval;
+    }
   }
   run.built = build_model(config.model, config.parameters, config.source + ": model.parameters",
                           inputs);
@@ -228,7 +232,16 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
   RunSummary summary;
   summary.max_energy_error = model.has_energy() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
 
-  auto integrator = make_integrator(cfg.integrator);
+  // SUNDIALS methods must not step past the end of the run (inputs end there).
+  IntegratorOptions options = cfg.integrator;
+  options.stop_time = cfg.time.end;
+  auto integrator = make_integrator(options);
+  if (integrator->adaptive() && run.input_sample_interval > 0.0 &&
+      options.max_step > run.input_sample_interval) {
+    options.max_step = run.input_sample_interval;
+    options.min_step = std::min(options.min_step, options.max_step);
+    integrator = make_integrator(options);
+  }
   const std::vector<double> grid = output_grid(cfg.time);
   if (!integrator->adaptive()) check_fixed_step_grid(cfg, grid);
 

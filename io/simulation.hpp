@@ -23,6 +23,9 @@ struct PreparedRun {
   bool projected = false;          ///< the initial state was projected onto the constraints
   /// (input name, provenance) of every time-signal input, recorded in result files.
   std::vector<std::pair<std::string, std::string>> input_descriptions;
+  /// Smallest sample interval of the sampled inputs (0: none). Adaptive integrators never step
+  /// farther than this, so they cannot step over a recorded input's features blindly.
+  double input_sample_interval = 0.0;
 };
 
 /// Builds the model, applies initial-state overrides and checks consistency (projecting it
