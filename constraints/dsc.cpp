@@ -20,6 +20,7 @@ DscProjector::DscProjector(const Model& model, const DscOptions& options)
       nh_(model.n_holonomic()),
       nn_(model.n_nonholonomic()),
       w_(Vec::Ones(n_)),
+      wv_(Vec::Ones(n_)),
       g_(Vec::Zero(nh_)),
       gt_(Vec::Zero(nh_)),
       c_(Vec::Zero(nh_ + nn_)),
@@ -40,20 +41,24 @@ DscProjector::DscProjector(const Model& model, const DscOptions& options)
       ldlt_vel_(nh_ + nn_) {
   if (options_.dependent_only) {
     model_.correction_weights(w_);
+    model_.velocity_correction_weights(wv_);
     for (int j = 0; j < n_; ++j) {
-      if (!(w_(j) >= 0.0) || !std::isfinite(w_(j))) {
-        throw InputError("model " + model_.type() + ": correction weight of coordinate '" +
-                         model_.coordinates()[static_cast<size_t>(j)].name +
-                         "' must be finite and non-negative");
+      for (const double weight : {w_(j), wv_(j)}) {
+        if (!(weight >= 0.0) || !std::isfinite(weight)) {
+          throw InputError("model " + model_.type() + ": correction weight of coordinate '" +
+                           model_.coordinates()[static_cast<size_t>(j)].name +
+                           "' must be finite and non-negative");
+        }
       }
     }
   }
 }
 
-void DscProjector::solve_min_norm(const Mat& C, Mat& CW, Mat& S, Eigen::LDLT<Mat>& ldlt,
-                                  VecRef r, VecRef dx, double t, const char* level) {
+void DscProjector::solve_min_norm(const Vec& w, const Mat& C, Mat& CW, Mat& S,
+                                  Eigen::LDLT<Mat>& ldlt, VecRef r, VecRef dx, double t,
+                                  const char* level) {
   const int rows = static_cast<int>(C.rows());
-  CW.noalias() = C * w_.asDiagonal();
+  CW.noalias() = C * w.asDiagonal();
   S.noalias() = CW * C.transpose();
   // Rows with no correctable entry: nothing to solve for (consistent only if r_i ≈ 0).
   for (int i = 0; i < rows; ++i) {
@@ -118,7 +123,7 @@ double DscProjector::correct_positions(double t, VecRef q) {
     }
     G_.setZero();
     model_.holonomic_jacobian(t, q, G_);
-    solve_min_norm(G_, GW_, S_pos_, ldlt_pos_, g_, dq_, t, "position");
+    solve_min_norm(w_, G_, GW_, S_pos_, ldlt_pos_, g_, dq_, t, "position");
     q += dq_;
     last_iterations_ = it + 1;
     // Converged to round-off: further Newton steps cannot reduce g below this.
@@ -148,7 +153,7 @@ double DscProjector::correct_velocities(double t, CVec q, VecRef v) {
     c_.tail(nn_) = h_;
   }
   if (c_.cwiseAbs().maxCoeff() == 0.0) return 0.0;
-  solve_min_norm(C_, CW_, S_vel_, ldlt_vel_, c_, dv_, t, "velocity");
+  solve_min_norm(wv_, C_, CW_, S_vel_, ldlt_vel_, c_, dv_, t, "velocity");
   v += dv_;
   return dv_.norm();
 }

@@ -21,7 +21,8 @@ struct DscOptions {
   bool use_explicit = true;
 };
 
-/// Weighted minimum-norm projector. With W = diag(w) (w from the model, or all ones):
+/// Weighted minimum-norm projector. With W = diag(w) (w from the model — positions:
+/// correction_weights, velocities: velocity_correction_weights — or all ones):
 ///   positions  (Gauss–Newton):  Δq = −W Gᵀ (G W Gᵀ)⁻¹ g(q), repeated until max|g| ≤ tol
 ///   velocities (one solve):     Δv = −W Cᵀ (C W Cᵀ)⁻¹ c,  C = [G; H], c = [G v + g_t; h]
 /// Constraint rows whose weighted Jacobian row is exactly zero (e.g. an RIS ball at its dish
@@ -47,13 +48,13 @@ class DscProjector {
 
  private:
   // dx = −W Cᵀ (C W Cᵀ)⁻¹ r for the rows of C (C, S, ldlt sized to the same row count).
-  void solve_min_norm(const Mat& C, Mat& CW, Mat& S, Eigen::LDLT<Mat>& ldlt, VecRef r, VecRef dx,
-                      double t, const char* level);
+  void solve_min_norm(const Vec& w, const Mat& C, Mat& CW, Mat& S, Eigen::LDLT<Mat>& ldlt,
+                      VecRef r, VecRef dx, double t, const char* level);
 
   const Model& model_;
   DscOptions options_;
   int n_, nh_, nn_;
-  Vec w_, g_, gt_, c_, h_, mu_pos_, mu_vel_, dq_, dv_, q_prev_, v_prev_;
+  Vec w_, wv_, g_, gt_, c_, h_, mu_pos_, mu_vel_, dq_, dv_, q_prev_, v_prev_;
   Mat G_, GW_, S_pos_, C_, CW_, S_vel_;
   Eigen::LDLT<Mat> ldlt_pos_, ldlt_vel_;
   int last_iterations_ = 0;

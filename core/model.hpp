@@ -106,6 +106,10 @@ class Model {
   /// Per-coordinate weights of the generic minimum-norm correction: 0 marks an independent
   /// coordinate that is never corrected, 1 a dependent one. Default: all 1 (no partition).
   virtual void correction_weights(VecRef w) const { w.setOnes(); }
+  /// Weights of the velocity-level correction. Differs from correction_weights() when
+  /// non-holonomic rows make some position-independent rates dependent (RIS: ψ fixes the ball
+  /// rates ẋb, ẏb, so only the platform rates are independent). Default: correction_weights().
+  virtual void velocity_correction_weights(VecRef w) const { correction_weights(w); }
   /// Closed-form correction of the dependent coordinates and rates from the independent
   /// ones. Returns false when the model supplies none (the generic projector is used).
   virtual bool explicit_correction(double /*t*/, VecRef /*q*/, VecRef /*v*/) const {

@@ -260,6 +260,42 @@ double RisGplc::platform_height_rate(CVec q, CVec v) const {
   return 0.25 * Hd;
 }
 
+double RisGplc::platform_height_acceleration(CVec q, CVec v, CVec a) const {
+  double Hdd = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    const double r = q(r_index(i)), rd = v(r_index(i));
+    const double qq = q(q_index(i)), qd = v(q_index(i));
+    Hdd += p_.dish.slope(r) * a(r_index(i)) + p_.dish.curvature(r) * rd * rd +
+           p_.dish.slope(qq) * a(q_index(i)) + p_.dish.curvature(qq) * qd * qd;
+  }
+  return 0.25 * Hdd;
+}
+
+std::vector<NamedQuantity> RisGplc::output_quantities() const {
+  return {{"accel_x_total", "m/s^2"},    {"accel_y_total", "m/s^2"},
+          {"accel_horizontal", "m/s^2"}, {"accel_vertical_total", "m/s^2"},
+          {"drift", "m"},                {"height", "m"},
+          {"max_radius", "m"},           {"rim_exceeded", "1"},
+          {"resistance_power", "W"}};
+}
+
+void RisGplc::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambda*/, CVec /*z*/,
+                              VecRef out) const {
+  const double ax = a(kX) + inputs_.ax(t), ay = a(kY) + inputs_.ay(t);
+  double az = platform_height_acceleration(q, v, a) + inputs_.az(t);
+  if (variant_ == Variant::kVertical) az += a(z_index());
+  const double rmax = max_radius(q);
+  out(0) = ax;
+  out(1) = ay;
+  out(2) = std::hypot(ax, ay);
+  out(3) = az;
+  out(4) = std::hypot(q(kX), q(kY));
+  out(5) = platform_height(q);
+  out(6) = rmax;
+  out(7) = rmax > p_.dish.R ? 1.0 : 0.0;
+  out(8) = resistance_power(q, v);
+}
+
 double RisGplc::max_radius(CVec q) const {
   double r = 0.0;
   for (int i = 0; i < 4; ++i) r = std::max({r, q(r_index(i)), q(q_index(i))});

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/model.hpp"
 #include "models/ris.hpp"
@@ -81,7 +82,7 @@ class RisGplc final : public Model {
   /// at velocity level: ψ fixes them). Not yet part of the Model interface: the generic
   /// projector (constraints/dsc.cpp) uses correction_weights() for both levels, with which the
   /// ψ rows have no correctable entry. See docs/ris.md.
-  void velocity_correction_weights(VecRef w) const;
+  void velocity_correction_weights(VecRef w) const override;
   /// Closed form (NUMERICS.md §2.2): xt, yt from phi_c; r = hypot(xb, yb), q = hypot(xt, yt);
   /// ẋb, ẏb from ψ; ẋt, ẏt from d/dt phi_c; ṙ = (xb ẋb + yb ẏb)/r, or hypot(ẋb, ẏb) when
   /// r == 0 (exact zero, the test KktSolver uses); likewise q̇. Always returns true.
@@ -100,6 +101,20 @@ class RisGplc final : public Model {
   bool rim_exceeded(CVec q) const { return max_radius(q) > p_.dish.R; }
   /// Power of the rolling-resistance forces Σ F·u (W, ≤ 0).
   double resistance_power(CVec q, CVec v) const;
+  /// Ḧ = ¼ Σ (h'(r_i) r̈_i + h''(r_i) ṙ_i² + h'(q_i) q̈_i + h''(q_i) q̇_i²) (m/s²) for the
+  /// accelerations a of a KKT solve (the minimum-norm r̈_i = 0 at a centre is multiplied by
+  /// h'(0) = 0).
+  double platform_height_acceleration(CVec q, CVec v, CVec a) const;
+
+  /// Derived outputs written at every output time (MODELS.md §1.6), in this order:
+  /// accel_x_total = Ẍ + ẅx, accel_y_total = Ÿ + ẅy, accel_horizontal = their norm (m/s²),
+  /// accel_vertical_total = Ḧ (+ Z̈) + ẅz (m/s²; kinematic only in the XYθ model, whose
+  /// kinetic energy ignores it), drift = √(X² + Y²) (m), height = H (m),
+  /// max_radius = max_i max(r_i, q_i) (m), rim_exceeded = 1 when max_radius > R else 0,
+  /// resistance_power = Σ F·u (W).
+  std::vector<NamedQuantity> output_quantities() const override;
+  void derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec z,
+                       VecRef out) const override;
 
   // ---- coordinate indices -------------------------------------------------------------------
   static constexpr int kX = 0, kY = 1, kTheta = 2;

@@ -168,6 +168,26 @@ double RisLagrange::resistance_power(CVec q, CVec v) const {
   return power;
 }
 
+std::vector<NamedQuantity> RisLagrange::output_quantities() const {
+  return {{"accel_x_total", "m/s^2"}, {"accel_y_total", "m/s^2"}, {"accel_horizontal", "m/s^2"},
+          {"drift", "m"},             {"height", "m"},            {"max_radius", "m"},
+          {"rim_exceeded", "1"},      {"resistance_power", "W"}};
+}
+
+void RisLagrange::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambda*/,
+                                  CVec /*z*/, VecRef out) const {
+  const double ax = a(kX) + inputs_.ax(t), ay = a(kY) + inputs_.ay(t);
+  const double rmax = max_radius(q);
+  out(0) = ax;
+  out(1) = ay;
+  out(2) = std::hypot(ax, ay);
+  out(3) = std::hypot(q(kX), q(kY));
+  out(4) = platform_height(q);
+  out(5) = rmax;
+  out(6) = rmax > p_.dish.R ? 1.0 : 0.0;
+  out(7) = resistance_power(q, v);
+}
+
 double RisLagrange::energy(double /*t*/, CVec q, CVec v) const {
   return 0.5 * p_.mass * (v(kX) * v(kX) + v(kY) * v(kY)) +
          0.5 * p_.inertia * v(kTheta) * v(kTheta) + p_.mass * p_.gravity * platform_height(q);

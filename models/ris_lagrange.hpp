@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/model.hpp"
 #include "models/ris.hpp"
@@ -60,6 +61,13 @@ class RisLagrange final : public Model {
   double max_radius(CVec q) const;
   /// Power of the rolling-resistance forces (W, ≤ 0).
   double resistance_power(CVec q, CVec v) const;
+
+  /// Derived outputs as RisGplc's without accel_vertical_total: accel_x_total, accel_y_total,
+  /// accel_horizontal (m/s²), drift, height, max_radius (m), rim_exceeded (0/1),
+  /// resistance_power (W).
+  std::vector<NamedQuantity> output_quantities() const override;
+  void derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec z,
+                       VecRef out) const override;
 
   static constexpr int kX = 0, kY = 1, kTheta = 2;
   static int xb_index(int i) { return 3 + 2 * i; }

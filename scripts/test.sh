@@ -13,7 +13,8 @@ cmake --build build/release -j "$JOBS"
 (cd build/release && ctest --output-on-failure -j "$JOBS") || status=1
 
 echo "=== AddressSanitizer + UndefinedBehaviorSanitizer build and tests ==="
-cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGMBD_SANITIZE=ON \
+# -O1 -g1: sanitizer builds compile ~2x faster than -O2 -g and keep file:line in reports.
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DGMBD_SANITIZE=ON \
   -DGMBD_BUILD_BENCH=OFF -DGMBD_BUILD_TESTS=ON -DGMBD_WERROR=ON
 cmake --build build/asan -j "$JOBS"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"

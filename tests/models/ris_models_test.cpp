@@ -549,6 +549,70 @@ TEST(RisModels, DishCentreIsAnExactlyDecoupledPairInEveryVariant) {
   }
 }
 
+// ---- derived outputs --------------------------------------------------------------------------------------
+
+TEST(RisModels, DerivedOutputs) {
+  std::mt19937 rng(31);
+  const double ax = 0.7, ay = -0.4, az = 1.3;
+  for (Variant variant : kVariants) {
+    const bool with_z = variant != Variant::kXYTheta;
+    const RisGplc model(damped_parameters(), variant, constant_inputs(ax, ay, with_z ? az : 0.0));
+    const int n = model.nq();
+    const auto names = model.output_quantities();
+    ASSERT_EQ(names.size(), 9u);
+    EXPECT_EQ(names[0].name, "accel_x_total");
+    EXPECT_EQ(names[7].name, "rim_exceeded");
+    KktSolver kkt(model);
+    for (int trial = 0; trial < 10; ++trial) {
+      Vec q(n), v(n), out = Vec::Zero(9);
+      RisInitialConditions ic = random_ic(rng);
+      if (trial == 0) {  // balls at their centres, moving
+        ic = RisInitialConditions{};
+        ic.X_dot = 0.3;
+      }
+      model.initial_state(ic, q, v);
+      kkt.evaluate(1.0, q, v, kNoZ);
+      const Vec& a = kkt.acceleration();
+      model.derived_outputs(1.0, q, v, a, kkt.multipliers(), kNoZ, out);
+      EXPECT_DOUBLE_EQ(out(0), a(0) + ax);
+      EXPECT_DOUBLE_EQ(out(1), a(1) + ay);
+      EXPECT_DOUBLE_EQ(out(2), std::hypot(a(0) + ax, a(1) + ay));
+      // Ḧ from the KKT accelerations = d/dt Ḣ along (q + ε v, v + ε a)
+      const double eps = 1e-6;
+      const double Hdd = (model.platform_height_rate(q + eps * v, v + eps * a) -
+                          model.platform_height_rate(q - eps * v, v - eps * a)) /
+                         (2 * eps);
+      double expected = Hdd + (with_z ? az : 0.0);
+      if (variant == Variant::kVertical) expected += a(model.z_index());
+      EXPECT_NEAR(out(3), expected, 1e-7 * (1.0 + std::abs(expected))) << model.type() << " " << trial;
+      EXPECT_DOUBLE_EQ(out(4), std::hypot(q(0), q(1)));
+      EXPECT_DOUBLE_EQ(out(5), model.platform_height(q));
+      EXPECT_DOUBLE_EQ(out(6), model.max_radius(q));
+      EXPECT_EQ(out(7), model.max_radius(q) > 0.15 ? 1.0 : 0.0);
+      EXPECT_DOUBLE_EQ(out(8), model.resistance_power(q, v));
+    }
+  }
+  // the rim flag and the LE model's outputs (same values as the GPLC's at the same state)
+  const RisLagrange le(damped_parameters(), constant_inputs(ax, ay, 0.0));
+  const RisGplc gplc(damped_parameters(), Variant::kXYTheta, constant_inputs(ax, ay, 0.0));
+  ASSERT_EQ(le.output_quantities().size(), 8u);
+  RisInitialConditions ic;
+  ic.X = 0.35;  // balls at r = q ≈ 0.175 > R
+  ic.X_dot = 0.1;
+  ic.theta_dot = 0.2;
+  Vec q(27), v(27), p(11), pv(11), pa(11), og = Vec::Zero(9), ol = Vec::Zero(8);
+  gplc.initial_state(ic, q, v);
+  le.initial_state(ic, p, pv);
+  KktSolver kkt(gplc);
+  kkt.evaluate(0.0, q, v, kNoZ);
+  le.accelerations(0.0, p, pv, pa);
+  gplc.derived_outputs(0.0, q, v, kkt.acceleration(), kkt.multipliers(), kNoZ, og);
+  le.derived_outputs(0.0, p, pv, pa, kNoZ, kNoZ, ol);
+  EXPECT_EQ(og(7), 1.0);
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(ol(j), og(j), 1e-12);
+  for (int j = 3; j < 8; ++j) EXPECT_NEAR(ol(j), og(j + 1), 1e-12);
+}
+
 // ---- flat dish ------------------------------------------------------------------------------------------
 
 TEST(RisModels, XyzThetaReducesToXyThetaOnAFlatDish) {
