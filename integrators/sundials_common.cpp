@@ -130,4 +130,26 @@ void check_setup(int flag, const char* call) {
   }
 }
 
+
+void check_output_request(const std::string& name, double tout, long out_size, long expected_size,
+                          double stop_time, double t_start, double tn) {
+  if (out_size != expected_size) {
+    throw InputError("integrator " + name + ": advance_to: wrong output size: expected " +
+                     std::to_string(expected_size) + ", got " + std::to_string(out_size));
+  }
+  if (!std::isfinite(tout)) {
+    throw InputError("integrator " + name + ": advance_to: tout = " + format_number(tout) +
+                     " must be finite");
+  }
+  if (tout > stop_time) {
+    throw InputError("integrator " + name + ": advance_to: tout = " + format_number(tout) +
+                     " s lies after stop_time = " + format_number(stop_time) + " s");
+  }
+  if (tout < t_start) {
+    throw InputError("integrator " + name + ": tout = " + format_number(tout) +
+                     " s lies before the last accepted step [" + format_number(t_start) +
+                     ", " + format_number(tn) + "] s; output times must not decrease");
+  }
+}
+
 }  // namespace gmbd::sundials_support

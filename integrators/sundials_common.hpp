@@ -121,6 +121,12 @@ void validate_options(const IntegratorOptions& options, const std::string& who,
 /// 12 significant digits.
 std::string format_number(double x);
 
+/// Checks an advance_to request before calling SUNDIALS; throws InputError naming the
+/// integrator for a wrong output size, a non-finite tout, a tout after stop_time, or a tout
+/// before the last accepted step [t_start, tn] (output times must not decrease).
+void check_output_request(const std::string& name, double tout, long out_size, long expected_size,
+                          double stop_time, double t_start, double tn);
+
 /// "integrator <name> failed at t = <t> s (step size h = <h> s): <flag>: <meaning><cause>"
 /// followed by the SUNDIALS message when there is one.
 std::string failure_message(const std::string& name, double t, double h, const char* flag,

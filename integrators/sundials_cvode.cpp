@@ -353,29 +353,14 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
     throw std::logic_error("integrator " + s.options.method + ": advance_to called before initialize()");
   }
   const std::string& name = s.options.method;
-  if (z_out.size() != s.n) {
-    throw InputError("integrator " + name + ": advance_to: wrong output size: expected " +
-                     std::to_string(s.n) + ", got " + std::to_string(z_out.size()));
-  }
-  if (!std::isfinite(tout)) {
-    throw InputError("integrator " + name + ": advance_to: tout = " + ss::format_number(tout) +
-                     " must be finite");
-  }
-  if (tout > s.options.stop_time) {
-    throw InputError("integrator " + name + ": advance_to: tout = " + ss::format_number(tout) +
-                     " s lies after stop_time = " + ss::format_number(s.options.stop_time) + " s");
-  }
   double tn = s.t0, hlast = 0.0;
   long nst = 0;
   CVodeGetCurrentTime(s.memory, &tn);
   CVodeGetLastStep(s.memory, &hlast);
   CVodeGetNumSteps(s.memory, &nst);
   const double t_start = nst > 0 ? tn - hlast : s.t0;
-  if (tout < t_start) {
-    throw InputError("integrator " + name + ": tout = " + ss::format_number(tout) +
-                     " s lies before the last accepted step [" + ss::format_number(t_start) +
-                     ", " + ss::format_number(tn) + "] s; output times must not decrease");
-  }
+  ss::check_output_request(name, tout, static_cast<long>(z_out.size()), static_cast<long>(s.n),
+                           s.options.stop_time, t_start, tn);
 
   s.status.clear();
   s.message.clear();
