@@ -1,8 +1,10 @@
-// KKT assembly, scaled LU solve, minimum-norm treatment of decoupled coordinates, and the
-// cold-path diagnosis of singular systems (SVD; allowed to allocate because it throws).
+// KKT assembly, scaled LU solve (dense, or per-group elimination + border Schur complement),
+// minimum-norm treatment of decoupled coordinates, and the cold-path diagnosis of singular
+// systems (SVD; allowed to allocate because it throws).
 #include "core/kkt.hpp"
 
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -26,7 +28,7 @@ bool is_zero(const Eigen::MatrixBase<Derived>& x) {
 
 }  // namespace
 
-KktSolver::KktSolver(const Model& model)
+KktSolver::KktSolver(const Model& model, KktOptions options)
     : model_(model),
       n_(model.nq()),
       nh_(model.n_holonomic()),
@@ -34,6 +36,7 @@ KktSolver::KktSolver(const Model& model)
       m_(nh_ + nn_),
       M_(Mat::Zero(n_, n_)),
       A_(Mat::Zero(m_, n_)),
+      As_(Mat::Zero(m_, n_)),
       K_(Mat::Zero(n_ + m_, n_ + m_)),
       f_(Vec::Zero(n_)),
       b_(Vec::Zero(m_)),
@@ -42,13 +45,82 @@ KktSolver::KktSolver(const Model& model)
       gt_(Vec::Zero(nh_)),
       h_(Vec::Zero(nn_)),
       row_scale_(Vec::Ones(m_)),
+      row_sq_(Vec::Zero(m_)),
+      col_max_(Vec::Zero(n_)),
       rhs_(Vec::Zero(n_ + m_)),
       sol_(Vec::Zero(n_ + m_)),
       a_(Vec::Zero(n_)),
       lambda_(Vec::Zero(m_)),
       coord_decoupled_(static_cast<size_t>(n_), 0),
       row_decoupled_(static_cast<size_t>(m_), 0),
-      lu_(n_ + m_) {}
+      lu_(n_ + m_) {
+  if (options.structured) setup_partition(model_.kkt_partition());
+}
+
+void KktSolver::setup_partition(const Model::KktPartition& partition) {
+  if (partition.groups.empty()) return;
+  const int size = n_ + m_;
+  std::vector<int> group_of(static_cast<size_t>(size), -1);
+  const auto claim = [&](int group, int index, int limit, int kkt_index, const char* what) {
+    if (index < 0 || index >= limit) {
+      throw InputError("model " + model_.type() + ": KKT partition group " +
+                       std::to_string(group) + " lists " + what + " index " +
+                       std::to_string(index) + " (expected 0 ≤ index < " +
+                       std::to_string(limit) + ")");
+    }
+    int& owner = group_of[static_cast<size_t>(kkt_index)];
+    if (owner != -1) {
+      throw InputError("model " + model_.type() + ": KKT partition lists " + what + " " +
+                       std::to_string(index) + " in groups " + std::to_string(owner) + " and " +
+                       std::to_string(group) + " (expected at most one group)");
+    }
+    owner = group;
+  };
+  const int ngroups = static_cast<int>(partition.groups.size());
+  for (int g = 0; g < ngroups; ++g) {
+    const auto& group = partition.groups[static_cast<size_t>(g)];
+    for (const int j : group.coordinates) claim(g, j, n_, j, "coordinate");
+    for (const int i : group.rows) claim(g, i, m_, n_ + i, "constraint row");
+  }
+  const auto group = [&](int kkt_index) { return group_of[static_cast<size_t>(kkt_index)]; };
+  for (int j = 0; j < n_; ++j)
+    if (group(j) == -1) border_coords_.push_back(j);
+  for (int i = 0; i < m_; ++i)
+    if (group(n_ + i) == -1) border_rows_.push_back(i);
+  const auto nb = static_cast<Eigen::Index>(border_coords_.size() + border_rows_.size());
+  blocks_.resize(static_cast<size_t>(ngroups));
+  for (int g = 0; g < ngroups; ++g) {
+    Block& blk = blocks_[static_cast<size_t>(g)];
+    for (int j = 0; j < n_; ++j)
+      if (group(j) == g) blk.coords.push_back(j);
+    for (int i = 0; i < m_; ++i)
+      if (group(n_ + i) == g) blk.rows.push_back(i);
+    const auto ng = static_cast<Eigen::Index>(blk.coords.size() + blk.rows.size());
+    blk.K = Mat::Zero(ng, ng);
+    blk.R = Mat::Zero(ng, nb + 1);
+    blk.X = Mat::Zero(ng, nb + 1);
+    blk.piv.resize(static_cast<size_t>(ng));
+    blk.dec_coords.reserve(blk.coords.size());
+    blk.dec_rows.reserve(blk.rows.size());
+    if (blk.coords.size() == blk.rows.size()) {
+      const auto nc = static_cast<Eigen::Index>(blk.coords.size());
+      blk.A = Mat::Zero(nc, nc);
+    }
+  }
+  const auto different = [&](int a, int b) {
+    return group(a) != -1 && group(b) != -1 && group(a) != group(b);
+  };
+  mask_M_ = Mat::Zero(n_, n_);
+  mask_A_ = Mat::Zero(m_, n_);
+  for (int j = 0; j < n_; ++j) {
+    for (int k = 0; k < n_; ++k) mask_M_(k, j) = different(k, j) ? 1.0 : 0.0;
+    for (int i = 0; i < m_; ++i) mask_A_(i, j) = different(n_ + i, j) ? 1.0 : 0.0;
+  }
+  S_ = Mat::Zero(nb, nb);
+  r_border_ = Vec::Zero(nb);
+  x_border_ = Vec::Zero(nb);
+  piv_border_.resize(static_cast<size_t>(nb));
+}
 
 void KktSolver::assemble(double t, CVec q, CVec v, CVec z) {
   M_.setZero();
@@ -83,8 +155,13 @@ void KktSolver::mark_decoupled(double t, CVec q) {
   decoupled_count_ = 0;
   const double f_scale = 1.0 + (n_ > 0 ? f_.cwiseAbs().maxCoeff() : 0.0);
   const double b_scale = 1.0 + (m_ > 0 ? b_.cwiseAbs().maxCoeff() : 0.0);
+  // Column maxima of |[M; A]| and row maxima of |A| as whole-matrix reductions (vectorised).
+  if (n_ > 0) {
+    col_max_ = M_.cwiseAbs().colwise().maxCoeff().transpose();
+    if (m_ > 0) col_max_ = col_max_.cwiseMax(A_.cwiseAbs().colwise().maxCoeff().transpose());
+  }
   for (int j = 0; j < n_; ++j) {
-    const bool zero = is_zero(M_.col(j)) && is_zero(A_.col(j));
+    const bool zero = col_max_(j) == 0.0;
     coord_decoupled_[static_cast<size_t>(j)] = zero ? 1 : 0;
     if (!zero) continue;
     ++decoupled_count_;
@@ -97,8 +174,9 @@ void KktSolver::mark_decoupled(double t, CVec q) {
       throw SingularKktError(t, msg.str());
     }
   }
+  if (m_ > 0) row_sq_ = A_.cwiseAbs2().rowwise().sum();  // also used by scale_rows()
   for (int i = 0; i < m_; ++i) {
-    const bool zero = is_zero(A_.row(i));
+    const bool zero = row_sq_(i) == 0.0 && is_zero(A_.row(i));  // (squares may underflow)
     row_decoupled_[static_cast<size_t>(i)] = zero ? 1 : 0;
     if (!zero) continue;
     if (std::abs(b_(i)) > kConsistency * b_scale) {
@@ -111,16 +189,22 @@ void KktSolver::mark_decoupled(double t, CVec q) {
   }
 }
 
-void KktSolver::build_matrix() {
+void KktSolver::scale_rows() {
   // Unit-norm constraint rows: [M  AᵀS; SA  0][a; λ'] = [f; Sb], λ = S λ'.
   for (int i = 0; i < m_; ++i) {
-    // stableNorm: rows scaling like r → 0 (down to 1e-300) must not underflow to zero.
-    const double norm = A_.row(i).stableNorm();
+    // Plain norm when its square is safely representable, else stableNorm: rows scaling like
+    // r → 0 (down to 1e-300) must not underflow to zero.
+    const double sq = row_sq_(i);  // from mark_decoupled()
+    const double norm = sq > 1e-280 && sq < 1e280 ? std::sqrt(sq) : A_.row(i).stableNorm();
     row_scale_(i) = norm > 0.0 ? 1.0 / norm : 1.0;
   }
+  As_.noalias() = row_scale_.asDiagonal() * A_;
+}
+
+void KktSolver::build_matrix() {
   K_.topLeftCorner(n_, n_) = M_;
-  K_.bottomLeftCorner(m_, n_) = row_scale_.asDiagonal() * A_;
-  K_.topRightCorner(n_, m_) = K_.bottomLeftCorner(m_, n_).transpose();
+  K_.bottomLeftCorner(m_, n_) = As_;
+  K_.topRightCorner(n_, m_) = As_.transpose();
   K_.bottomRightCorner(m_, m_).setZero();
   rhs_.head(n_) = f_;
   rhs_.tail(m_) = row_scale_.cwiseProduct(b_);
@@ -136,9 +220,228 @@ void KktSolver::build_matrix() {
   }
 }
 
-void KktSolver::solve(double t, CVec q) {
-  mark_decoupled(t, q);
-  build_matrix();
+bool KktSolver::partition_holds() const {
+  // The partition is a promise about the model; a matrix breaking it is solved densely.
+  // (NaN or ∞ in a masked entry also fails here, and the dense path diagnoses it.)
+  return (M_.array() * mask_M_.array()).abs().sum() == 0.0 &&
+         (A_.array() * mask_A_.array()).abs().sum() == 0.0;
+}
+
+namespace {
+
+// dst = src(rows, cols) by explicit loops: Eigen's indexed views copy std::vector index lists
+// (a heap allocation per use), which the step path must not do.
+template <class Dst>
+void gather(Dst&& dst, const Mat& src, const std::vector<int>& rows, const std::vector<int>& cols) {
+  for (size_t c = 0; c < cols.size(); ++c) {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      dst(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = src(rows[r], cols[c]);
+    }
+  }
+}
+
+// In-place LU with partial pivoting of a small square matrix, P a = L U (L unit lower and U
+// stored in a; piv[k] = the row swapped with row k at step k). Plain loops: for the blocks of
+// the structured path (a few to a few tens of rows) Eigen's general LU and blocked triangular
+// solves cost more in set-up than these do in flops. A zero pivot is left in place; the
+// caller's pivot-ratio test rejects the factorisation before its solution is used.
+void small_lu(Mat& a, std::vector<int>& piv) {
+  const Eigen::Index n = a.rows();
+  for (Eigen::Index k = 0; k < n; ++k) {
+    Eigen::Index p = k;
+    for (Eigen::Index i = k + 1; i < n; ++i)
+      if (std::abs(a(i, k)) > std::abs(a(p, k))) p = i;
+    piv[static_cast<size_t>(k)] = static_cast<int>(p);
+    if (p != k) a.row(k).swap(a.row(p));
+    const double pivot = a(k, k);
+    if (pivot == 0.0) continue;
+    for (Eigen::Index i = k + 1; i < n; ++i) a(i, k) /= pivot;
+    for (Eigen::Index j = k + 1; j < n; ++j) {
+      const double akj = a(k, j);
+      if (akj == 0.0) continue;  // the RIS blocks are sparse
+      for (Eigen::Index i = k + 1; i < n; ++i) a(i, j) -= a(i, k) * akj;
+    }
+  }
+}
+
+// X ← A⁻¹ X with the factors of small_lu(), column by column; an exactly zero column (common:
+// e.g. no mass coupling to the border) stays zero and is skipped.
+template <class Dst>
+void small_lu_solve(const Mat& lu, const std::vector<int>& piv, Dst&& X) {
+  const Eigen::Index n = lu.rows();
+  for (Eigen::Index c = 0; c < X.cols(); ++c) {
+    auto x = X.col(c);
+    if (is_zero(x)) continue;
+    for (Eigen::Index k = 0; k < n; ++k) std::swap(x(k), x(piv[static_cast<size_t>(k)]));
+    for (Eigen::Index k = 0; k < n; ++k) {  // L (unit lower)
+      const double xk = x(k);
+      if (xk == 0.0) continue;  // sparse right-hand sides: nothing to eliminate
+      for (Eigen::Index i = k + 1; i < n; ++i) x(i) -= lu(i, k) * xk;
+    }
+    for (Eigen::Index k = n - 1; k >= 0; --k) {  // U
+      const double xk = x(k) / lu(k, k);
+      x(k) = xk;
+      if (xk == 0.0) continue;
+      for (Eigen::Index i = 0; i < k; ++i) x(i) -= lu(i, k) * xk;
+    }
+  }
+}
+
+// X ← A⁻ᵀ X: Aᵀ = Uᵀ Lᵀ P, so solve Uᵀ (lower), then Lᵀ (unit upper), then undo P.
+template <class Dst>
+void small_lu_solve_transposed(const Mat& lu, const std::vector<int>& piv, Dst&& X) {
+  const Eigen::Index n = lu.rows();
+  for (Eigen::Index c = 0; c < X.cols(); ++c) {
+    auto x = X.col(c);
+    if (is_zero(x)) continue;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      double sum = x(k);
+      for (Eigen::Index i = 0; i < k; ++i) sum -= lu(i, k) * x(i);
+      x(k) = sum / lu(k, k);
+    }
+    for (Eigen::Index k = n - 1; k >= 0; --k) {
+      double sum = x(k);
+      for (Eigen::Index i = k + 1; i < n; ++i) sum -= lu(i, k) * x(i);
+      x(k) = sum;
+    }
+    for (Eigen::Index k = n - 1; k >= 0; --k) std::swap(x(k), x(piv[static_cast<size_t>(k)]));
+  }
+}
+
+}  // namespace
+
+// K restricted to one group: [M(c, c)  (SA)(r, c)ᵀ; (SA)(r, c)  0] and its coupling to the
+// border [M(c, cB)  (SA)(rB, c)ᵀ; (SA)(r, cB)  0], right-hand side [f(c); (Sb)(r)]. Entries of
+// decoupled pairs are already exactly zero (that is how they were detected); they get 1 on
+// the diagonal and a zero right-hand side, as in build_matrix().
+void KktSolver::gather_block(Block& blk) {
+  const auto nc = static_cast<Eigen::Index>(blk.coords.size());
+  const auto nr = static_cast<Eigen::Index>(blk.rows.size());
+  const auto nbc = static_cast<Eigen::Index>(border_coords_.size());
+  const auto nbr = static_cast<Eigen::Index>(border_rows_.size());
+  const Eigen::Index nb = nbc + nbr;
+  gather(blk.K.topLeftCorner(nc, nc), M_, blk.coords, blk.coords);
+  gather(blk.K.bottomLeftCorner(nr, nc), As_, blk.rows, blk.coords);
+  blk.K.topRightCorner(nc, nr) = blk.K.bottomLeftCorner(nr, nc).transpose();
+  blk.K.bottomRightCorner(nr, nr).setZero();
+  gather(blk.R.topLeftCorner(nc, nbc), M_, blk.coords, border_coords_);
+  gather(blk.R.block(0, nbc, nc, nbr).transpose(), As_, border_rows_, blk.coords);
+  gather(blk.R.bottomLeftCorner(nr, nbc), As_, blk.rows, border_coords_);
+  blk.R.block(nc, nbc, nr, nbr).setZero();
+  blk.dec_coords.clear();  // within the reserved capacity: no allocation
+  blk.dec_rows.clear();
+  for (Eigen::Index k = 0; k < nc; ++k) {
+    const int j = blk.coords[static_cast<size_t>(k)];
+    const bool decoupled = coord_decoupled_[static_cast<size_t>(j)] != 0;
+    blk.R(k, nb) = decoupled ? 0.0 : f_(j);
+    if (decoupled) blk.dec_coords.push_back(static_cast<int>(k));
+  }
+  for (Eigen::Index k = 0; k < nr; ++k) {
+    const int i = blk.rows[static_cast<size_t>(k)];
+    const bool decoupled = row_decoupled_[static_cast<size_t>(i)] != 0;
+    blk.R(nc + k, nb) = decoupled ? 0.0 : row_scale_(i) * b_(i);
+    if (decoupled) blk.dec_rows.push_back(static_cast<int>(k));
+  }
+}
+
+// X_g = K_gg⁻¹ R_g. Kinematic group (M_gg = 0, as many coordinates as rows, e.g. an RIS
+// ball): K_gg = [0 Aᵀ; A 0] gives X_c = A⁻¹ R_r and X_r = A⁻ᵀ R_c, one LU of the square
+// Jacobian block instead of one of twice its size. A decoupled coordinate j and row i (zero
+// column and row) are linked by A(i, j) = 1, which yields a_j = 0, λ_i = 0 exactly as the
+// identity treatment does. Otherwise (or with unpaired decoupled indices) the full K_gg.
+template <class Track>
+void KktSolver::eliminate_block(Block& blk, Track&& track_pivots) {
+  const auto nc = static_cast<Eigen::Index>(blk.coords.size());
+  const auto nr = static_cast<Eigen::Index>(blk.rows.size());
+  const bool kinematic = blk.A.size() > 0 && blk.dec_coords.size() == blk.dec_rows.size() &&
+                         is_zero(blk.K.topLeftCorner(nc, nc));
+  if (kinematic) {
+    blk.A = blk.K.bottomLeftCorner(nr, nc);
+    for (size_t k = 0; k < blk.dec_rows.size(); ++k) {
+      blk.A(blk.dec_rows[k], blk.dec_coords[k]) = 1.0;
+    }
+    small_lu(blk.A, blk.piv);
+    track_pivots(blk.A.diagonal());
+    blk.X.topRows(nc) = blk.R.bottomRows(nr);
+    small_lu_solve(blk.A, blk.piv, blk.X.topRows(nc));
+    blk.X.bottomRows(nr) = blk.R.topRows(nc);
+    small_lu_solve_transposed(blk.A, blk.piv, blk.X.bottomRows(nr));
+    return;
+  }
+  for (const int k : blk.dec_coords) blk.K(k, k) = 1.0;
+  for (const int k : blk.dec_rows) blk.K(nc + k, nc + k) = 1.0;
+  small_lu(blk.K, blk.piv);
+  track_pivots(blk.K.diagonal());
+  blk.X = blk.R;
+  small_lu_solve(blk.K, blk.piv, blk.X);
+}
+
+// K_BB and the border right-hand side, with the same decoupled-pair treatment.
+void KktSolver::gather_border() {
+  const auto nbc = static_cast<Eigen::Index>(border_coords_.size());
+  const auto nbr = static_cast<Eigen::Index>(border_rows_.size());
+  gather(S_.topLeftCorner(nbc, nbc), M_, border_coords_, border_coords_);
+  gather(S_.bottomLeftCorner(nbr, nbc), As_, border_rows_, border_coords_);
+  S_.topRightCorner(nbc, nbr) = S_.bottomLeftCorner(nbr, nbc).transpose();
+  S_.bottomRightCorner(nbr, nbr).setZero();
+  for (Eigen::Index k = 0; k < nbc; ++k) {
+    const int j = border_coords_[static_cast<size_t>(k)];
+    const bool decoupled = coord_decoupled_[static_cast<size_t>(j)] != 0;
+    r_border_(k) = decoupled ? 0.0 : f_(j);
+    if (decoupled) S_(k, k) = 1.0;
+  }
+  for (Eigen::Index k = 0; k < nbr; ++k) {
+    const int i = border_rows_[static_cast<size_t>(k)];
+    const bool decoupled = row_decoupled_[static_cast<size_t>(i)] != 0;
+    r_border_(nbc + k) = decoupled ? 0.0 : row_scale_(i) * b_(i);
+    if (decoupled) S_(nbc + k, nbc + k) = 1.0;
+  }
+}
+
+bool KktSolver::solve_structured() {
+  if (!partition_holds()) return false;
+  const auto nb = S_.rows();
+  gather_border();
+  double max_pivot = 0.0, min_pivot = std::numeric_limits<double>::infinity();
+  const auto track_pivots = [&](const auto& pivots) {
+    const auto diag = pivots.cwiseAbs();
+    max_pivot = std::max(max_pivot, diag.maxCoeff());
+    min_pivot = std::min(min_pivot, diag.minCoeff());
+  };
+  for (Block& blk : blocks_) {
+    // Eliminate the group: X_g = K_gg⁻¹ [K_gB | r_g];  S −= K_Bg X_g (K symmetric: K_Bg = K_gBᵀ).
+    gather_block(blk);
+    eliminate_block(blk, track_pivots);
+    // lazyProduct: these are small (border × group × border); GEMM set-up would dominate.
+    S_.noalias() -= blk.R.leftCols(nb).transpose().lazyProduct(blk.X.leftCols(nb));
+    r_border_.noalias() -= blk.R.leftCols(nb).transpose().lazyProduct(blk.X.col(nb));
+  }
+  if (nb > 0) {
+    small_lu(S_, piv_border_);
+    track_pivots(S_.diagonal());
+  }
+  // The same acceptance test as the dense LU, over every pivot of the block elimination.
+  if (!(min_pivot > kPivotRatio * max_pivot) || !std::isfinite(max_pivot)) return false;
+  const auto scatter = [this](const auto& x, const std::vector<int>& coords,
+                              const std::vector<int>& rows) {
+    Eigen::Index k = 0;
+    for (const int j : coords) sol_(j) = x(k++);
+    for (const int i : rows) sol_(n_ + i) = x(k++);
+  };
+  if (nb > 0) {
+    x_border_ = r_border_;
+    small_lu_solve(S_, piv_border_, x_border_);
+    scatter(x_border_, border_coords_, border_rows_);
+  }
+  for (Block& blk : blocks_) {
+    // Back-substitution: x_g = X_g[:, r] − X_g[:, B] x_B (in column nb of X_g).
+    blk.X.col(nb).noalias() -= blk.X.leftCols(nb).lazyProduct(x_border_);
+    scatter(blk.X.col(nb), blk.coords, blk.rows);
+  }
+  return sol_.allFinite();
+}
+
+void KktSolver::solve_dense(double t, CVec q) {
   lu_.compute(K_);
   const auto diag = lu_.matrixLU().diagonal().cwiseAbs();
   const double max_pivot = diag.maxCoeff();
@@ -148,6 +451,17 @@ void KktSolver::solve(double t, CVec q) {
   }
   sol_ = lu_.solve(rhs_);
   if (!sol_.allFinite()) diagnose_and_throw(t, q);
+}
+
+void KktSolver::solve(double t, CVec q) {
+  mark_decoupled(t, q);
+  scale_rows();
+  last_structured_ = !blocks_.empty() && solve_structured();
+  if (!last_structured_) {
+    if (!blocks_.empty()) ++fallbacks_;
+    build_matrix();
+    solve_dense(t, q);
+  }
   a_ = sol_.head(n_);
   lambda_ = row_scale_.cwiseProduct(sol_.tail(m_));
 }

@@ -1,5 +1,7 @@
 // GPLC acceleration solve (NUMERICS.md §1): assembles M, f, A, b for a Model into preallocated
-// storage, solves the KKT system [M Aᵀ; A 0][a; λ] = [f; b], and diagnoses singular systems.
+// storage, solves the KKT system [M Aᵀ; A 0][a; λ] = [f; b] (dense LU, or block elimination +
+// Schur complement when the model declares a bordered block-diagonal structure), and
+// diagnoses singular systems.
 #pragma once
 
 #include <Eigen/LU>
@@ -10,6 +12,12 @@
 #include "core/types.hpp"
 
 namespace gmbd {
+
+struct KktOptions {
+  /// Exploit Model::kkt_partition() when the model declares one. false: always the dense LU
+  /// (for comparisons; both give the same solution to round-off).
+  bool structured = true;
+};
 
 /// Workspace and solver for one model's KKT system. Allocates everything in the constructor;
 /// assemble() and solve() never allocate (except on the error path, which throws).
@@ -25,9 +33,23 @@ namespace gmbd {
 ///    N(M) ∩ N(A) ≠ {0}) throws SingularKktError naming the rows / coordinates, time and state.
 /// Constraint rows are scaled to unit norm before factorisation (an exact transformation that
 /// keeps tiny-but-valid rows such as 2r·ṙ at r → 0 well conditioned); λ is reported unscaled.
+///
+/// Structured path (Model::kkt_partition(), e.g. the RIS: one group per ball, border = the
+/// platform coordinates): with K the scaled KKT matrix (decoupled pairs already replaced by
+/// identity), each group block K_gg is LU-factorised, X_g = K_gg⁻¹ [K_gB | r_g], the border
+/// Schur complement S = K_BB − Σ K_Bg X_g is factorised and solved, and each group is
+/// back-substituted. A *kinematic* group (M_gg = 0 and as many rows as coordinates, as the
+/// RIS balls) factorises only its square Jacobian block: K_gg⁻¹ = [0 A⁻ᵀ; A⁻¹ 0] in block
+/// form. Group blocks and the border use a small in-place LU (plain loops, exact zeros
+/// skipped). The solver falls back to the dense LU (counted in fallback_count())
+/// whenever the assembled matrix breaks the declared pattern, a pivot ratio (over all group
+/// and Schur pivots) is below the dense threshold, or the solution is not finite; singular
+/// systems are therefore diagnosed by the dense path exactly as before.
 class KktSolver {
  public:
-  explicit KktSolver(const Model& model);
+  /// Throws InputError when the model's partition is malformed (index out of range, an index
+  /// in two groups), naming the model, group and index.
+  explicit KktSolver(const Model& model, KktOptions options = {});
 
   /// Evaluates M, f, A, b and the constraint values g, ġ = G v + g_t, h at (t, q, v, z).
   void assemble(double t, CVec q, CVec v, CVec z);
@@ -58,23 +80,59 @@ class KktSolver {
   const Vec& nonholonomic_value() const { return h_; }
   /// Number of decoupled coordinates (minimum-norm treatment) in the last solve.
   int decoupled_count() const { return decoupled_count_; }
+  /// True when a partition is in use (model declares one and options.structured).
+  bool structured() const { return !blocks_.empty(); }
+  /// True when the last solve was completed by the structured path.
+  bool last_solve_structured() const { return last_structured_; }
+  /// Structured solves that fell back to the dense LU since construction.
+  long fallback_count() const { return fallbacks_; }
 
   const Model& model() const { return model_; }
 
  private:
+  // One group of the partition: its coordinates and constraint rows, and storage.
+  struct Block {
+    std::vector<int> coords, rows;
+    std::vector<int> dec_coords, dec_rows;  // local indices of decoupled ones (capacity reserved)
+    Mat K;                // K_gg (coordinates first, then rows); LU-factorised in place
+    Mat R;                // [K_gB | r_g]
+    Mat X;                // K_gg⁻¹ R
+    Mat A;                // kinematic groups (square, M_gg = 0): A_gg, factorised in place
+    std::vector<int> piv;  // row interchanges of the last factorisation
+  };
+
+  void setup_partition(const Model::KktPartition& partition);
   void mark_decoupled(double t, CVec q);
+  void scale_rows();
   void build_matrix();
+  bool partition_holds() const;
+  void gather_block(Block& blk);
+  void gather_border();
+  template <class Track>
+  void eliminate_block(Block& blk, Track&& track_pivots);
+  bool solve_structured();
+  void solve_dense(double t, CVec q);
   [[noreturn]] void diagnose_and_throw(double t, CVec q) const;
   std::string describe_state(CVec q) const;
 
   const Model& model_;
   int n_, nh_, nn_, m_;
-  Mat M_, A_, K_;
+  Mat M_, A_, As_, K_;  // As_ = S A (unit-norm rows)
   Vec f_, b_, g_, gdot_, gt_, h_;
-  Vec row_scale_, rhs_, sol_, a_, lambda_;
+  Vec row_scale_, row_sq_, col_max_, rhs_, sol_, a_, lambda_;
   std::vector<char> coord_decoupled_, row_decoupled_;
   int decoupled_count_ = 0;
   Eigen::PartialPivLU<Mat> lu_;
+  // structured path
+  std::vector<Block> blocks_;
+  std::vector<int> border_coords_, border_rows_;  // in no group
+  Mat mask_M_, mask_A_;  // 1 where the partition promises M == 0 / A == 0 (different groups)
+  Mat S_;                // border Schur complement (border coordinates first, then rows),
+                         // LU-factorised in place
+  std::vector<int> piv_border_;
+  Vec r_border_, x_border_;
+  bool last_structured_ = false;
+  long fallbacks_ = 0;
 };
 
 }  // namespace gmbd

@@ -102,6 +102,22 @@ class Model {
   virtual void derived_outputs(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*a*/, CVec /*lambda*/,
                                CVec /*z*/, VecRef /*out*/) const {}
 
+  // ---- KKT structure (optional; core/kkt.hpp) --------------------------------------------
+  /// Bordered block-diagonal structure of the KKT system, if the model has one: independent
+  /// groups, each a set of coordinates and constraint rows (indices into coordinates() and
+  /// constraint rows). Everything in no group is the border. The model promises that M couples
+  /// no two coordinates of different groups and that a group's rows touch only its own and
+  /// border coordinates. KktSolver then eliminates each group and solves the Schur complement
+  /// on the border (it checks the promise at every solve and falls back to the dense LU).
+  struct KktGroup {
+    std::vector<int> coordinates, rows;
+  };
+  struct KktPartition {
+    std::vector<KktGroup> groups;
+  };
+  /// Default: no structure (dense solve).
+  virtual KktPartition kkt_partition() const { return {}; }
+
   // ---- Direct State Correction support (NUMERICS.md §2.2) -----------------------------
   /// Per-coordinate weights of the generic minimum-norm correction: 0 marks an independent
   /// coordinate that is never corrected, 1 a dependent one. Default: all 1 (no partition).

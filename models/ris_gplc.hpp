@@ -72,6 +72,14 @@ class RisGplc final : public Model {
   void nonholonomic_jacobian(double t, CVec q, MatRef H) const override;
   void nonholonomic_bias(double t, CVec q, CVec v, VecRef b) const override;
 
+  /// One KKT group per ball i (core/kkt.hpp), the platform coordinates (X, Y, θ, Z) being the
+  /// border. XYθ: group i = {xb_i, yb_i, r_i, xt_i, yt_i, q_i} with rows {phi_r<i>, phi_q<i>,
+  /// phi_c<i>x/y, psi<i>x/y} (M is zero on the balls: each 12×12 block is [0 Aᵀ; A 0]).
+  /// XYZθ and vertical: the rank-one (m/16) w wᵀ mass block couples every r_j, q_j, so r_j, q_j
+  /// and the rows phi_r<j>, phi_q<j> join the border; group i = {xb_i, yb_i, xt_i, yt_i} with
+  /// rows {phi_c<i>x/y, psi<i>x/y} (4×4 Jacobian block, always invertible).
+  KktPartition kkt_partition() const override;
+
   bool has_energy() const override { return true; }
   bool conserves_energy() const override;
   double energy(double t, CVec q, CVec v) const override;
