@@ -35,7 +35,9 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       r1_(Vec::Zero(n_)),
       y_pert_(Vec::Zero(n_)),
       q0_(Vec::Zero(nq_)),
-      v0_(Vec::Zero(nq_)) {}
+      v0_(Vec::Zero(nq_)),
+      coord_decoupled_(static_cast<size_t>(nq_), 0),
+      row_decoupled_(static_cast<size_t>(m_), 0) {}
 
 void DaeFormulation::differential_components(VecRef id) const {
   id.head(nd_).setOnes();
@@ -78,6 +80,55 @@ void DaeFormulation::evaluate_model(double t, CVec q, CVec v, CVec z) {
     phi_.setZero();
     model_.state_rates(t, q, v, z, phi_);
   }
+  mark_decoupled();
+}
+
+void DaeFormulation::mark_decoupled() {
+  // Exactly KktSolver's test: exact zeros, no threshold (a tiny-but-valid row such as
+  // 2r at r → 0 stays coupled).
+  any_decoupled_ = false;
+  for (int j = 0; j < nq_; ++j) {
+    const bool zero = (M_.col(j).array() == 0.0).all() && (A_.col(j).array() == 0.0).all();
+    coord_decoupled_[static_cast<size_t>(j)] = zero ? 1 : 0;
+    any_decoupled_ = any_decoupled_ || zero;
+  }
+  for (int i = 0; i < m_; ++i) {
+    const bool zero = (A_.row(i).array() == 0.0).all();
+    row_decoupled_[static_cast<size_t>(i)] = zero ? 1 : 0;
+    any_decoupled_ = any_decoupled_ || zero;
+  }
+}
+
+void DaeFormulation::replace_decoupled_residual(CVec y, CVec yp, VecRef r) const {
+  if (!any_decoupled_) return;
+  for (int j = 0; j < nq_; ++j) {
+    if (coord_decoupled_[static_cast<size_t>(j)]) r(nq_ + j) = yp(nq_ + j);
+  }
+  // Constraint row i sits at nd + i in both formulations (GGL: G v + g_t or h; index 3: g or
+  // h); the GGL g row of holonomic i at nd + m + i.
+  for (int i = 0; i < m_; ++i) {
+    if (!row_decoupled_[static_cast<size_t>(i)]) continue;
+    r(nd_ + i) = y(nd_ + i);
+    if (index_ == DaeIndex::kStabilizedIndex2 && i < nh_) r(nd_ + m_ + i) = y(nd_ + m_ + i);
+  }
+}
+
+void DaeFormulation::replace_decoupled_jacobian(double cj, MatRef J) const {
+  if (!any_decoupled_) return;
+  for (int j = 0; j < nq_; ++j) {
+    if (!coord_decoupled_[static_cast<size_t>(j)]) continue;
+    J.row(nq_ + j).setZero();
+    J(nq_ + j, nq_ + j) = cj;  // ∂(v̇_j)/∂ẏ · cj
+  }
+  for (int i = 0; i < m_; ++i) {
+    if (!row_decoupled_[static_cast<size_t>(i)]) continue;
+    J.row(nd_ + i).setZero();
+    J(nd_ + i, nd_ + i) = 1.0;
+    if (index_ == DaeIndex::kStabilizedIndex2 && i < nh_) {
+      J.row(nd_ + m_ + i).setZero();
+      J(nd_ + m_ + i, nd_ + m_ + i) = 1.0;
+    }
+  }
 }
 
 void DaeFormulation::residual(double t, CVec y, CVec yp, VecRef r) {
@@ -114,6 +165,7 @@ void DaeFormulation::residual(double t, CVec y, CVec yp, VecRef r) {
     alg.head(nh_) = g_;
     alg.tail(nn_) = h_;
   }
+  replace_decoupled_residual(y, yp, r);
 }
 
 int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
@@ -177,6 +229,8 @@ int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturba
     J.block(ra + nh_, iv, nn_, nq_) = H;
     J.block(ra + nh_, iz, nn_, nz_).setZero();
   }
+  // evaluate_model() above marked the decoupled set of the unperturbed point.
+  replace_decoupled_jacobian(cj, J);
   return 2 + nd_;
 }
 
@@ -187,6 +241,7 @@ double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, 
   const double correction = projector_.correct(t0, q0_, v0_);
   const auto z = z0.tail(nz_);
   kkt_.evaluate(t0, q0_, v0_, z);
+  singular_start_ = kkt_.decoupled_count() > 0;
 
   y0.setZero();
   yp0.setZero();

@@ -2,6 +2,8 @@
 // index 3 on y = (q, v, z, λ[, μ]), their iteration matrices and consistent initial values.
 #pragma once
 
+#include <vector>
+
 #include "constraints/dsc.hpp"
 #include "core/dae_system.hpp"
 #include "core/kkt.hpp"
@@ -44,8 +46,16 @@ namespace gmbd {
 /// λ; μ = 0, q̇ = v, ż = φ.
 ///
 /// Storage is allocated in the constructor; residual() and jacobian() never allocate.
-/// Decoupled coordinates (a zero column of both M and A, e.g. an RIS ball exactly at its dish
-/// centre) make the iteration matrix singular: IDA reports a linear-solver setup failure there.
+///
+/// Decoupled coordinates and rows (detected as KktSolver does: a coordinate whose columns of M
+/// and A are exactly zero, a constraint row of A that is exactly zero; e.g. an RIS ball
+/// exactly at its dish centre, where r_i has no mass and φ_r = r² − xb² − yb² has a zero
+/// gradient) leave zero columns (λ_i, μ_i) and zero rows in the iteration matrix, which is
+/// then singular. At such a point the residual rows are replaced, in F and in J alike, by
+/// the minimum-norm choice of the KKT solve:
+///   decoupled coordinate j:  r_v,j = v̇_j               (acceleration 0)
+///   decoupled row i:         its constraint row → λ_i, GGL g-row → μ_i   (multipliers 0)
+/// Away from such points nothing changes.
 class DaeFormulation final : public DaeSystem {
  public:
   DaeFormulation(const Model& model, DaeIndex index, const DscOptions& projection);
@@ -60,6 +70,7 @@ class DaeFormulation final : public DaeSystem {
   int jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
                MatRef J) override;
   double consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) override;
+  bool singular_initial_values() const override { return singular_start_; }
 
   DaeIndex index() const { return index_; }
   const Model& model() const { return model_; }
@@ -67,8 +78,13 @@ class DaeFormulation final : public DaeSystem {
   int multiplier_offset() const { return nd_; }
 
  private:
-  /// M, f, A, g, g_t, h, φ at (t, q, v, z) into the workspace.
+  /// M, f, A, g, g_t, h, φ at (t, q, v, z) into the workspace; marks decoupled coordinates
+  /// and rows.
   void evaluate_model(double t, CVec q, CVec v, CVec z);
+  void mark_decoupled();
+  /// Minimum-norm rows for decoupled coordinates / rows (see the class comment).
+  void replace_decoupled_residual(CVec y, CVec yp, VecRef r) const;
+  void replace_decoupled_jacobian(double cj, MatRef J) const;
 
   const Model& model_;
   DaeIndex index_;
@@ -78,6 +94,9 @@ class DaeFormulation final : public DaeSystem {
   Mat M_, A_;
   Vec f_, g_, gt_, h_, phi_;
   Vec r0_, r1_, y_pert_, q0_, v0_;
+  std::vector<char> coord_decoupled_, row_decoupled_;
+  bool any_decoupled_ = false;
+  bool singular_start_ = false;  ///< the last consistent initial values had decoupled coordinates
 };
 
 }  // namespace gmbd

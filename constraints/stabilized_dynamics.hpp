@@ -34,6 +34,13 @@ class StabilizedDynamics : public OdeSystem {
   void rhs(double t, CVec z, VecRef zdot) override;
   bool has_projection() const override { return dsc_.has_value(); }
   double project(double t, VecRef z) override;
+  /// With DSC on a dependent-only projection (DscOptions::dependent_only) and a model that
+  /// partitions its coordinates (some correction weight 0): masks out the dependent coordinates
+  /// (correction_weights > 0) and dependent rates (velocity_correction_weights > 0), which the
+  /// projection recomputes from the independent ones after every stage and step. A level
+  /// whose weights are all > 0 (no partition: the projection moves every component by a
+  /// minimum-norm amount) stays fully tested; z_m is always tested.
+  bool error_test_mask(VecRef mask) const override;
   /// The DAE residual view of the same model (constraints/dae_formulation.hpp), created on
   /// first request and owned by this object; its consistent initial values use the DSC
   /// options of `options` (also when DSC is off). Baumgarte gains do not enter the DAE.

@@ -70,6 +70,12 @@ class DaeSystem {
   /// components (e.g. project onto the constraints) and returns the size of that correction.
   /// May throw NumericalError (singular KKT, failed correction).
   virtual double consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) = 0;
+  /// True when the last consistent_initial_values() met decoupled coordinates (zero columns of
+  /// M and A, minimum-norm acceleration 0: e.g. an RIS ball at rest exactly at its dish
+  /// centre). The solution leaves such a point along a path the residual's Newton iteration
+  /// cannot follow from there (r = √(xb² + yb²) has ∂(r² − xb² − yb²)/∂r = 0 at r = 0), so the
+  /// integrator should take one step and restart from consistent values at its end.
+  virtual bool singular_initial_values() const { return false; }
 };
 
 }  // namespace gmbd

@@ -21,6 +21,13 @@ class OdeSystem {
   /// Projects z in place onto the manifold and returns the 2-norm of the correction.
   /// Must not allocate. May throw CorrectionError.
   virtual double project(double /*t*/, VecRef /*z*/) { return 0.0; }
+  /// Which components of z an adaptive integrator's local error test should see. Returns false
+  /// (and leaves `mask` alone) when all of them; otherwise writes mask_i = 1 for a tested
+  /// component and 0 for one the projection recomputes from the others (DSC's dependent
+  /// coordinates and rates: their error is a function of the tested components' error, and
+  /// their uncorrected estimate can be meaningless, e.g. at the kink of an RIS ball radius).
+  /// Called once per initialize(); `mask` has size dimension().
+  virtual bool error_test_mask(VecRef /*mask*/) const { return false; }
   /// The residual (DAE) view of the same system in the requested formulation, for DAE
   /// integrators (IDA); nullptr when the system has none (IDA then integrates ż = F(t, z) as
   /// the implicit ODE ż − F(t, z) = 0). The view is owned by the system and stays valid as

@@ -94,6 +94,21 @@ void ExplicitRk::initialize(OdeSystem& system, double t0, CVec z0) {
   err_.setZero(n);
   k_.setZero(n, s);
   dense_.setZero(n, 5);
+  // Components the projection recomputes (DSC's dependent coordinates and rates) are left out
+  // of the error norm: their uncorrected error estimate says nothing about the projected
+  // result, and where they have a kink (an RIS ball radius at its dish centre) it is O(1) and
+  // would reject step after step.
+  error_mask_.setOnes(n);
+  if (project_ && !options_.error_test_dependent && system.error_test_mask(error_mask_)) {
+    error_mask_ = error_mask_.unaryExpr([](double m) { return m != 0.0 ? 1.0 : 0.0; });
+  } else {
+    error_mask_.setOnes();
+  }
+  error_count_ = static_cast<int>(error_mask_.sum());
+  if (error_count_ == 0) {  // nothing left to test: test everything
+    error_mask_.setOnes();
+    error_count_ = n;
+  }
 
   t0_ = t_ = t_prev_ = t0;
   h_prev_ = 0.0;
@@ -181,12 +196,13 @@ double ExplicitRk::error_norm(double h) {
   if (n_ == 0) return 0.0;
   double sum = 0.0;
   for (int i = 0; i < n_; ++i) {
+    if (error_mask_(i) == 0.0) continue;
     const double scale =
         options_.atol + options_.rtol * std::max(std::abs(z_(i)), std::abs(y_new_(i)));
     const double r = err_(i) / scale;
     sum += r * r;
   }
-  const double norm = std::sqrt(sum / n_);
+  const double norm = std::sqrt(sum / error_count_);
   // A non-finite result or FSAL derivative makes the step unusable.
   if (!std::isfinite(norm) || !y_new_.allFinite()) return std::numeric_limits<double>::quiet_NaN();
   return norm;
@@ -219,13 +235,14 @@ double ExplicitRk::initial_step() {
   //   d0 = ‖z‖, d1 = ‖f0‖, h0 = 0.01·d0/d1 (1e-6 if either is tiny)
   //   d2 = ‖F(t + h0, z + h0 f0) − f0‖ / h0
   //   h1 = (0.01 / max(d1, d2))^(1/(p+1)),  h = min(100 h0, h1, max_step)
+  // Over the components of the error test only (error_mask_).
   double d0 = 0.0, d1 = 0.0;
   for (int i = 0; i < n_; ++i) {
     const double sc = options_.atol + options_.rtol * std::abs(z_(i));
-    d0 += (z_(i) / sc) * (z_(i) / sc);
-    d1 += (f_(i) / sc) * (f_(i) / sc);
+    d0 += error_mask_(i) * (z_(i) / sc) * (z_(i) / sc);
+    d1 += error_mask_(i) * (f_(i) / sc) * (f_(i) / sc);
   }
-  const double nn = std::max(n_, 1);
+  const double nn = std::max(error_count_, 1);
   d0 = std::sqrt(d0 / nn);
   d1 = std::sqrt(d1 / nn);
   double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
@@ -241,7 +258,7 @@ double ExplicitRk::initial_step() {
   for (int i = 0; i < n_; ++i) {
     const double sc = options_.atol + options_.rtol * std::abs(z_(i));
     const double r = (f1(i) - f_(i)) / sc;
-    d2 += r * r;
+    d2 += error_mask_(i) * r * r;
   }
   d2 = std::sqrt(d2 / nn) / h0;
   if (!std::isfinite(d2)) return h0;  // let the error test sort it out

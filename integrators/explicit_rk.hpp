@@ -27,7 +27,9 @@ namespace gmbd {
 /// t0 + k·dt and output z at grid points only.
 ///
 /// Adaptive methods (bs32, rk45) control the weighted RMS norm
-///     ‖err‖ = sqrt( (1/n) Σ_i (err_i / (atol + rtol·max(|z_i|, |z⁺_i|)))² ) ≤ 1
+///     ‖err‖ = sqrt( (1/n̂) Σ_{i tested} (err_i / (atol + rtol·max(|z_i|, |z⁺_i|)))² ) ≤ 1
+/// over the components the system's error_test_mask() keeps (all unless DSC recomputes some
+/// from the others and options.error_test_dependent is false; n̂ = their number)
 /// with the PI controller of Gustafsson (HNW II, §IV.2, eq. 2.43c)
 ///     h_new = h · min(5, max(0.2, 0.9 · ‖err‖^(−0.7/k) · ‖err_prev‖^(0.4/k))),  k = p̂ + 1
 /// (p̂ = embedded order; no growth right after a rejection; rejection: h ← h·max(0.2,
@@ -124,6 +126,8 @@ class ExplicitRk final : public Integrator {
   Vec err_;      ///< n, h Σ e_i k_i
   Mat k_;        ///< n × s, stage derivatives
   Mat dense_;    ///< n × 5, dense-output coefficients of the last accepted step
+  Vec error_mask_;       ///< n, 1 = in the error norm, 0 = recomputed by the projection
+  int error_count_ = 0;  ///< number of ones in error_mask_ (the RMS divisor)
 };
 
 }  // namespace gmbd

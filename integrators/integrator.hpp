@@ -28,6 +28,10 @@ struct IntegratorOptions {
   double min_step = 1e-14;
   /// Upper bound on the number of steps in one run.
   long max_steps = 100'000'000;
+  /// Adaptive methods (rk45, bs32, cvode-bdf): false = leave the components the DSC projection
+  /// recomputes out of the local error test (OdeSystem::error_test_mask); true = test every
+  /// component (the behaviour before the mask existed; for comparisons). Code only.
+  bool error_test_dependent = false;
 
   // ---- SUNDIALS integrators only (ignored by the explicit RK family) -------------------------
   /// Largest BDF / Adams order (0 = the method's maximum: 5 for IDA and CVODE BDF, 12 for

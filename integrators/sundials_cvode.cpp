@@ -131,6 +131,7 @@ struct SundialsCvode::Impl {
   ss::MessageBuffer message;
 
   Vec y, y_out, weights, f1, z_pert, z_proj, z_err;
+  Vec error_mask;  ///< 1 = in CVODE's error and Newton norms, 0 = recomputed by the projection
   ss::VectorView y_view, y_out_view, weights_view;
   long model_evaluations = 0;   ///< rhs callbacks + evaluations inside the Jacobian
   double max_projection = 0.0;  ///< largest CVODE projection since the last take
@@ -161,7 +162,10 @@ int cv_jacobian(double t, N_Vector y, N_Vector fy, SUNMatrix J, void* user, N_Ve
     s.z_pert = z;
     for (int j = 0; j < s.n; ++j) {
       const double w = s.weights(j);
-      double delta = kSqrtEps * std::max(std::abs(z(j)), w > 0.0 ? 1.0 / w : 0.0);
+      // Masked components (weight 0) use the tolerance they would have had as the floor.
+      const double floor =
+          w > 0.0 ? 1.0 / w : s.options.atol + s.options.rtol * std::abs(z(j));
+      double delta = kSqrtEps * std::max(std::abs(z(j)), floor);
       if (!(delta > 0.0) || !std::isfinite(delta)) delta = kSqrtEps;
       const double zj = z(j) + delta;
       delta = zj - z(j);
@@ -197,6 +201,21 @@ int cv_project(double t, N_Vector ycur, N_Vector corr, double /*eps_proj*/, N_Ve
     }
     return c.allFinite();
   });
+}
+
+/// CVEwtFn with the DSC mask: w_i = mask_i / (rtol·|y_i| + atol). Components the projection
+/// recomputes get weight 0: they are out of the local error test and out of the Newton
+/// convergence test (their corrector value is replaced by the projection after every step).
+int cv_weights(N_Vector y, N_Vector ewt, void* user) {
+  auto& s = *static_cast<SundialsCvode::Impl*>(user);
+  const auto yv = ss::cmap(y);
+  auto w = ss::map(ewt);
+  for (int i = 0; i < s.n; ++i) {
+    const double tol = s.options.rtol * std::abs(yv(i)) + s.options.atol;
+    if (!(tol > 0.0) || !std::isfinite(tol)) return -1;
+    w(i) = s.error_mask(i) / tol;
+  }
+  return 0;
 }
 
 void cv_error_handler(int code, const char* /*module*/, const char* /*function*/, char* msg,
@@ -296,7 +315,18 @@ void SundialsCvode::initialize(OdeSystem& system, double t0, CVec z0) {
   if (s.memory == nullptr) throw std::runtime_error("CVodeCreate failed");
   ss::check_setup(CVodeSetErrHandlerFn(s.memory, cv_error_handler, &s.message), "CVodeSetErrHandlerFn");
   ss::check_setup(CVodeInit(s.memory, cv_rhs, t0, s.y_view.get()), "CVodeInit");
-  ss::check_setup(CVodeSStolerances(s.memory, o.rtol, o.atol), "CVodeSStolerances");
+  // DSC-dependent components out of the norms (OdeSystem::error_test_mask) only when CVODE
+  // projects every step (BDF); Adams' outputs are projected but its steps are not.
+  s.error_mask.setOnes(s.n);
+  const bool masked = s.in_step_projection && !o.error_test_dependent &&
+                      system.error_test_mask(s.error_mask) && (s.error_mask.array() != 0.0).any();
+  if (masked) {
+    s.error_mask = s.error_mask.unaryExpr([](double m) { return m != 0.0 ? 1.0 : 0.0; });
+    ss::check_setup(CVodeWFtolerances(s.memory, cv_weights), "CVodeWFtolerances");
+  } else {
+    s.error_mask.setOnes();
+    ss::check_setup(CVodeSStolerances(s.memory, o.rtol, o.atol), "CVodeSStolerances");
+  }
   ss::check_setup(CVodeSetUserData(s.memory, &s), "CVodeSetUserData");
   ss::check_setup(CVodeSetMaxOrd(s.memory, order()), "CVodeSetMaxOrd");
   if (std::isfinite(o.max_step)) ss::check_setup(CVodeSetMaxStep(s.memory, o.max_step), "CVodeSetMaxStep");

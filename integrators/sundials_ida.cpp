@@ -240,7 +240,23 @@ struct SundialsIda::Impl {
   ss::VectorView y_view, yp_view, id_view, y_out_view, yp_out_view, weights_view, atol_view;
   long model_evaluations = 0;  ///< residual callbacks + evaluations inside jacobian()
   double initial_step = 0.0;   ///< IDASetInitStep value (0: IDA's choice)
+
+  // Restarts from decoupled initial states (DaeSystem::singular_initial_values).
+  bool restart_pending = false;
+  int restarts_left = 0;
+  int failure_restarts_left = 0;
+  long restart_count = 0;  ///< IDAReInit calls in this run
+  long steps_before = 0, rejected_before = 0;  ///< IDA counters of the memory before IDAReInit
 };
+
+namespace {
+/// Largest number of one-step restarts of a run (a model resting at a decoupled point with no
+/// input stays there; after this many restarts IDA integrates on without them).
+constexpr int kMaxRestarts = 50;
+/// Largest number of restarts after a convergence / error-test failure per run (each needs at
+/// least one accepted step since the previous one).
+constexpr int kMaxFailureRestarts = 10000;
+}  // namespace
 
 namespace {
 
@@ -339,6 +355,8 @@ int SundialsIda::last_order() const {
   if (impl_->memory != nullptr) IDAGetLastOrder(impl_->memory, &k);
   return k;
 }
+
+long SundialsIda::restarts() const { return impl_->restart_count; }
 
 long SundialsIda::jacobian_evaluations() const {
   long nje = 0;
@@ -466,6 +484,81 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   stats_ = IntegratorStats{};
   correction_since_output_ = 0.0;
   s.model_evaluations = 0;
+  s.steps_before = 0;
+  s.rejected_before = 0;
+  s.restarts_left = kMaxRestarts;
+  s.failure_restarts_left = kMaxFailureRestarts;
+  s.restart_count = 0;
+  s.restart_pending = s.dae->singular_initial_values();
+}
+
+void SundialsIda::restart_after_one_step(double tout) {
+  Impl& s = *impl_;
+  const std::string& name = s.options.method;
+  // One step that may not pass tout (so no output time is skipped by the restart).
+  ss::check_setup(IDASetStopTime(s.memory, std::min(tout, s.options.stop_time)), "IDASetStopTime");
+  double tret = s.t0;
+  const int flag =
+      IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_ONE_STEP);
+  update_stats();
+  s.status.rethrow_fatal();
+  if (flag < 0) {
+    double t_fail = s.t0, h_fail = 0.0;
+    IDAGetCurrentTime(s.memory, &t_fail);
+    IDAGetCurrentStep(s.memory, &h_fail);
+    throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
+                                                       flag_meaning(flag, s.options), s.status,
+                                                       s.message));
+  }
+  // Restart from consistent values at tret (DSC projection + KKT: e.g. the RIS radii become
+  // √(xb² + yb²) > 0, which IDA's Newton could not reach from r = 0).
+  reinit_from(tret);
+  --s.restarts_left;
+  s.restart_pending = s.restarts_left > 0 && s.dae->singular_initial_values();
+}
+
+void SundialsIda::reinit_from(double t) {
+  Impl& s = *impl_;
+  double hlast = 0.0;
+  IDAGetLastStep(s.memory, &hlast);
+  update_stats();
+  s.steps_before = stats_.steps;
+  s.rejected_before = stats_.rejected_steps;
+  const double correction = s.dae->consistent_initial_values(t, s.y_out.head(s.nd), s.y, s.yp);
+  stats_.max_step_correction = std::max(stats_.max_step_correction, correction);
+  correction_since_output_ = std::max(correction_since_output_, correction);
+  s.y_out = s.y;
+  s.yp_out = s.yp;
+  s.t0 = t;
+  ss::check_setup(IDAReInit(s.memory, t, s.y_view.get(), s.yp_view.get()), "IDAReInit");
+  if (hlast > 0.0) ss::check_setup(IDASetInitStep(s.memory, hlast), "IDASetInitStep");
+  if (std::isfinite(s.options.stop_time)) {
+    ss::check_setup(IDASetStopTime(s.memory, s.options.stop_time), "IDASetStopTime");
+  }
+  ++s.restart_count;
+}
+
+bool SundialsIda::restart_after_failure(int flag) {
+  Impl& s = *impl_;
+  // Only convergence / error-test failures, only with progress since the last restart (at
+  // least one accepted step), and at most kMaxFailureRestarts per run.
+  if (flag != IDA_CONV_FAIL && flag != IDA_ERR_FAIL) return false;
+  long nst = 0;
+  IDAGetNumSteps(s.memory, &nst);
+  if (nst == 0 || s.failure_restarts_left <= 0) return false;
+  double tn = s.t0;
+  IDAGetCurrentTime(s.memory, &tn);
+  // The last accepted solution (IDA's tn after a failed step).
+  if (IDAGetDky(s.memory, tn, 0, s.y_out_view.get()) < 0) return false;
+  try {
+    reinit_from(tn);
+  } catch (const NumericalError&) {
+    return false;  // report the original failure
+  }
+  --s.failure_restarts_left;
+  s.status.clear();
+  s.message.clear();
+  return true;
 }
 
 void SundialsIda::update_stats() {
@@ -476,8 +569,8 @@ void SundialsIda::update_stats() {
   IDAGetNumErrTestFails(s.memory, &netf);
   IDAGetNumStepSolveFails(s.memory, &ncfn);
   IDAGetLastStep(s.memory, &hlast);
-  stats_.steps = nst;
-  stats_.rejected_steps = netf + ncfn;
+  stats_.steps = s.steps_before + nst;
+  stats_.rejected_steps = s.rejected_before + netf + ncfn;
   // Every residual evaluation (IDA's DQ Jacobian included) passes through ida_residual.
   stats_.rhs_evaluations = s.model_evaluations;
   stats_.last_step = hlast;
@@ -515,19 +608,29 @@ void SundialsIda::advance_to(double tout, VecRef z_out) {
     }
   } else {
     if (!s.pending_failure.empty()) throw IntegrationError(s.t0, s.pending_failure);
-    const long remaining = s.options.max_steps - nst;
-    if (remaining <= 0) {
-      throw IntegrationError(tn, ss::failure_message(name, tn, hlast, "IDA_TOO_MUCH_WORK",
-                                                     flag_meaning(IDA_TOO_MUCH_WORK, s.options),
-                                                     s.status, s.message));
-    }
-    ss::check_setup(IDASetMaxNumSteps(s.memory, remaining), "IDASetMaxNumSteps");
-    double tret = tn;
-    const int flag =
-        IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_NORMAL);
-    update_stats();
-    s.status.rethrow_fatal();
-    if (flag < 0) {
+    while (s.restart_pending && s.t0 < tout) restart_after_one_step(tout);
+  }
+  IDAGetCurrentTime(s.memory, &tn);
+  IDAGetNumSteps(s.memory, &nst);
+  if (tout <= tn) {
+    // Reached by the restart steps above: y_out already holds y(tout).
+  } else {
+    for (;;) {
+      IDAGetNumSteps(s.memory, &nst);
+      const long remaining = s.options.max_steps - (s.steps_before + nst);
+      if (remaining <= 0) {
+        throw IntegrationError(tn, ss::failure_message(name, tn, hlast, "IDA_TOO_MUCH_WORK",
+                                                       flag_meaning(IDA_TOO_MUCH_WORK, s.options),
+                                                       s.status, s.message));
+      }
+      ss::check_setup(IDASetMaxNumSteps(s.memory, remaining), "IDASetMaxNumSteps");
+      double tret = tn;
+      const int flag =
+          IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_NORMAL);
+      update_stats();
+      s.status.rethrow_fatal();
+      if (flag >= 0) break;
+      if (restart_after_failure(flag)) continue;
       double t_fail = s.t0, h_fail = 0.0;
       IDAGetCurrentTime(s.memory, &t_fail);
       IDAGetCurrentStep(s.memory, &h_fail);

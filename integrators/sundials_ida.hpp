@@ -85,12 +85,26 @@ class SundialsIda final : public Integrator {
   int last_order() const;
   /// Iteration-matrix evaluations (IDAGetNumJacEvals).
   long jacobian_evaluations() const;
+  /// IDAReInit restarts in this run (decoupled initial states, failures at a kink).
+  long restarts() const;
 
   /// Implementation (SUNDIALS memory, workspace, callbacks); opaque outside the .cpp.
   struct Impl;
 
  private:
   void update_stats();
+  /// One IDA step (not past tout), then IDAReInit from the DAE view's consistent values at its
+  /// end: used while the consistent values have decoupled coordinates
+  /// (DaeSystem::singular_initial_values), at most 50 times per run.
+  void restart_after_one_step(double tout);
+  /// IDAReInit at t from the DAE view's consistent values of z = y_out.head(nd) (DSC
+  /// projection + KKT solve), keeping the last step size; counts the step statistics on.
+  void reinit_from(double t);
+  /// After IDA_CONV_FAIL / IDA_ERR_FAIL with at least one accepted step since the last
+  /// restart: restart at the last accepted time from consistent values (a kink of a dependent
+  /// coordinate, e.g. an RIS ball radius r = |xb| crossing its dish centre, where BDF cannot
+  /// continue but the projected state is fine). Returns false when it does not apply.
+  bool restart_after_failure(int flag);
   std::unique_ptr<Impl> impl_;
 };
 
