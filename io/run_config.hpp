@@ -26,6 +26,10 @@ struct StabilizationConfig {
   int dsc_max_iterations = 25;         ///< ≥ 1
   std::string dsc_mode = "dependent";  ///< "dependent" (model's weights) | "all" (unweighted)
   bool dsc_explicit = true;            ///< use the model's closed-form correction when it has one
+  /// Largest max |g| (position-level residual, in each constraint's own units) an output row
+  /// may have; above it (or with a non-finite state) the run stops with "left the constraint
+  /// manifold" and keeps the rows before (docs/stabilisation.md). +∞ disables the check.
+  double max_residual = 1e-2;
   bool uses_dsc() const;
   bool uses_baumgarte() const;
 };

@@ -36,7 +36,9 @@ std::pair<double, double> constraint_residuals(const Model& model, double t, CVe
           std::max(max_abs(kkt.holonomic_rate()), max_abs(kkt.nonholonomic_value()))};
 }
 
-std::string worst_constraint(const Model& model, double t, CVec q, CVec v, double* value) {
+// The constraint with the largest |residual| (position level only when position_only).
+std::string worst_constraint(const Model& model, double t, CVec q, CVec v, double* value,
+                             bool position_only = false) {
   KktSolver kkt(model);
   const Vec z = Vec::Zero(model.nz());
   kkt.assemble(t, q, v, z);
@@ -51,9 +53,69 @@ std::string worst_constraint(const Model& model, double t, CVec q, CVec v, doubl
     }
   };
   scan(kkt.holonomic_value(), 0, "position residual");
+  if (position_only) return name;
   scan(kkt.holonomic_rate(), 0, "velocity residual");
   scan(kkt.nonholonomic_value(), model.n_holonomic(), "residual");
   return name;
+}
+
+// Names the first non-finite entry of z = [q; v; z_states] for the manifold-loss message.
+std::string first_non_finite(const Model& model, CVec z) {
+  const int nq = model.nq();
+  for (Eigen::Index i = 0; i < z.size(); ++i) {
+    if (std::isfinite(z(i))) continue;
+    std::ostringstream msg;
+    if (i < 2 * nq) {
+      msg << (i < nq ? "coordinate '" : "velocity of '")
+          << model.coordinate_names()[static_cast<size_t>(i % nq)] << "'";
+    } else {
+      msg << "state '" << model.state_names()[static_cast<size_t>(i - 2 * nq)] << "'";
+    }
+    msg << " is " << z(i);
+    return msg.str();
+  }
+  return "";
+}
+
+// Stops a run whose state has left the constraint manifold (Baumgarte alone or no
+// stabilisation on a hard case): without this the integrator carries on with garbage until a
+// KKT matrix happens to be singular. Called at each output row, before the row is written.
+void check_on_manifold(const Model& model, const StabilizationConfig& stab, double t, CVec z,
+                       double position_residual, double velocity_residual) {
+  const int nq = model.nq();
+  if (!z.allFinite()) {
+    std::ostringstream msg;
+    msg << "left the constraint manifold at t = " << t << " s: the state is not finite ("
+        << first_non_finite(model, z) << ") with stabilization.method = " << stab.method;
+    throw NumericalError(t, msg.str());
+  }
+  if (!(position_residual > stab.max_residual)) return;
+  double worst = 0.0;
+  const std::string where = worst_constraint(model, t, z.head(nq), z.segment(nq, nq), &worst, true);
+  std::ostringstream msg;
+  msg << "left the constraint manifold at t = " << t << " s: max |g| = " << position_residual
+      << " > stabilization.max_residual = " << stab.max_residual << " (max |g'|, |h| = "
+      << velocity_residual << "; worst: " << where << " = " << worst
+      << ") with stabilization.method = " << stab.method;
+  if (!stab.uses_dsc()) msg << "; dsc or dsc+baumgarte keeps the state on the manifold";
+  throw NumericalError(t, msg.str());
+}
+
+// dynamics.evaluate at an output row, then the manifold check. A state far off the manifold
+// may already make the KKT matrix singular: then the residuals (computed apart, allocating —
+// this is the failure path) decide which message the user sees.
+void evaluate_on_manifold(const Model& model, const StabilizationConfig& stab,
+                          StabilizedDynamics& dynamics, double t, CVec z) {
+  if (!z.allFinite()) check_on_manifold(model, stab, t, z, 0.0, 0.0);
+  try {
+    dynamics.evaluate(t, z);
+  } catch (const NumericalError&) {
+    const int nq = model.nq();
+    const auto [rp, rv] = constraint_residuals(model, t, z.head(nq), z.segment(nq, nq));
+    check_on_manifold(model, stab, t, z, rp, rv);
+    throw;
+  }
+  check_on_manifold(model, stab, t, z, dynamics.position_residual(), dynamics.velocity_residual());
 }
 
 void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q, VecRef v) {
@@ -253,6 +315,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
   const auto started = std::chrono::steady_clock::now();
   auto last_report = started;
   g_stop_requested.store(false);
+  double last_position_residual = 0.0, last_velocity_residual = 0.0;
 
   try {
     integrator->initialize(dynamics, cfg.time.start, run.z0);
@@ -264,7 +327,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       } else {
         integrator->advance_to(t, z);
       }
-      dynamics.evaluate(t, z);
+      evaluate_on_manifold(model, cfg.stabilization, dynamics, t, z);
       const auto q = z.head(nq), v = z.segment(nq, nq);
       const double energy = model.has_energy() ? model.energy(t, q, v) : 0.0;
       if (k == 0) summary.initial_energy = energy;
@@ -293,6 +356,8 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       sink(sample);
       summary.rows = static_cast<long>(k) + 1;
       summary.end_time = t;
+      last_position_residual = sample.residual_position;
+      last_velocity_residual = sample.residual_velocity;
       summary.max_position_residual = std::max(summary.max_position_residual, sample.residual_position);
       summary.max_velocity_residual = std::max(summary.max_velocity_residual, sample.residual_velocity);
       summary.max_correction = std::max(summary.max_correction, sample.correction);
@@ -316,6 +381,14 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
     summary.completed = !summary.interrupted;
   } catch (const NumericalError& e) {
     summary.failure = e.what();
+    // A failure between output rows (e.g. a singular KKT matrix after a blow-up inside one
+    // output interval) says little about how it came about: add the last row's residuals.
+    if (summary.rows > 0 && summary.failure.find("left the constraint manifold") == std::string::npos) {
+      std::ostringstream context;
+      context << " (last output row: t = " << summary.end_time << " s, max |g| = "
+              << last_position_residual << ", max |g'|, |h| = " << last_velocity_residual << ")";
+      summary.failure += context.str();
+    }
   }
   const auto& stats = integrator->stats();
   summary.steps = stats.steps;
@@ -362,6 +435,7 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
       {"baumgarte_beta", cfg.stabilization.beta},
       {"baumgarte_gamma", cfg.stabilization.gamma},
       {"dsc_tolerance", cfg.stabilization.dsc_tolerance},
+      {"max_residual", cfg.stabilization.max_residual},
       {"t_start", cfg.time.start},
       {"t_end", cfg.time.end},
       {"output_interval", cfg.time.output_interval},

@@ -2,6 +2,7 @@
 // functions that carry them out. Argument parsing lives in main.cpp; physics in the library.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct DriftArgs {
   std::string csv = "drift.csv";
   std::string plot = "drift.png";
   bool no_plot = false;
+  /// Initial conditions per (integrator, stabilization, dt); 1 without --vary: the file as is.
+  int initial_conditions = 1;
+  std::uint64_t seed = 1;          ///< of the reproducible draw of the initial conditions
+  std::vector<std::string> vary;   ///< "KEY" (file value × U[-1, 1]) or "KEY=LO:HI" (U[LO, HI])
+  std::string per_ic_csv;          ///< optional table with one row per run
 };
 
 struct InfoArgs {

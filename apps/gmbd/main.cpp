@@ -53,6 +53,15 @@ int main(int argc, char** argv) {
   drift_cmd->add_option("--csv", drift.csv, "CSV table path")->capture_default_str();
   drift_cmd->add_option("--plot", drift.plot, "PNG plot path")->capture_default_str();
   drift_cmd->add_flag("--no-plot", drift.no_plot, "Skip the PNG plot");
+  drift_cmd->add_option("--initial-conditions", drift.initial_conditions,
+                        "Random initial conditions per integrator x stabilization x dt; the table "
+                        "reports maxima over them")->check(CLI::PositiveNumber)->capture_default_str();
+  drift_cmd->add_option("--seed", drift.seed, "Seed of the initial-condition draw")->capture_default_str();
+  drift_cmd->add_option("--vary", drift.vary,
+                        "Values drawn per initial condition, comma-separated: KEY (the file's value "
+                        "times U[-1,1]) or KEY=LO:HI (U[LO,HI]); default: the file's initial values")
+      ->delimiter(',');
+  drift_cmd->add_option("--per-run-csv", drift.per_ic_csv, "Also write one row per run (initial condition)");
 
   InfoArgs info;
   auto* info_cmd = app.add_subcommand("info", "List a model's coordinates, constraints and degrees of freedom");

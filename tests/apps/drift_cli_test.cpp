@@ -1,0 +1,223 @@
+// End-to-end tests of the stabilisation studies through the gmbd executable: manifold loss of
+// a run without DSC (message, exit code, rows kept) and `gmbd drift` over initial conditions.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <hdf5.h>
+
+namespace {
+namespace fs = std::filesystem;
+
+#define EXPECT_HAS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
+
+using CsvRow = std::map<std::string, std::string>;
+
+// Minimal CSV reader for gmbd's tables: quoted fields may contain commas.
+std::vector<CsvRow> read_csv(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<CsvRow> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        fields.emplace_back();
+      } else {
+        fields.back() += c;
+      }
+    }
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    CsvRow row;
+    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Rows of /time and the string attribute "status" of a result file.
+long h5_rows_and_status(const std::string& path, std::string* status) {
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return -1;
+  hid_t d = H5Dopen2(f, "time", H5P_DEFAULT);
+  hid_t s = H5Dget_space(d);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(s, &n, nullptr);
+  hid_t a = H5Aopen(f, "status", H5P_DEFAULT);
+  hid_t t = H5Aget_type(a);
+  if (H5Tis_variable_str(t) > 0) {
+    char* value = nullptr;
+    hid_t mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, H5T_VARIABLE);
+    H5Tset_cset(mem, H5Tget_cset(t));
+    H5Aread(a, mem, &value);
+    *status = value ? value : "";
+    H5free_memory(value);
+    H5Tclose(mem);
+  } else {
+    std::string value(H5Tget_size(t), '\0');
+    H5Aread(a, t, value.data());
+    *status = value.c_str();
+  }
+  H5Tclose(t);
+  H5Aclose(a);
+  H5Sclose(s);
+  H5Dclose(d);
+  H5Fclose(f);
+  return static_cast<long>(n);
+}
+
+class DriftCli : public ::testing::Test {
+ protected:
+  struct Result {
+    int code;
+    std::string output;  // stdout and stderr together
+  };
+
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gmbd_drift_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result gmbd(const std::string& args) const {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" GMBD_EXE "' " + args + " 2>&1";
+    Result r{0, ""};
+    FILE* pipe = popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf{};
+    while (fgets(buf.data(), buf.size(), pipe) != nullptr) r.output += buf.data();
+    const int status = pclose(pipe);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+  static std::string example(const std::string& name) {
+    return std::string(GMBD_SOURCE_DIR) + "/examples/" + name;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(DriftCli, BaumgarteAloneOnTheLargeRisCaseStopsWithTheManifoldMessageAndKeepsRows) {
+  const Result r = gmbd("run " + example("ris_free_large.yaml") +
+                        " --set stabilization.method=baumgarte --set integrator.dt=0.01 -o b.h5 --csv b.csv");
+  EXPECT_EQ(r.code, 3) << r.output;  // numerical failure
+  EXPECT_HAS(r.output, "FAILED");
+  EXPECT_HAS(r.output, "left the constraint manifold at t = ");
+  EXPECT_HAS(r.output, "stabilization.max_residual = 0.01");
+  std::string status;
+  const long rows = h5_rows_and_status((dir_ / "b.h5").string(), &status);
+  EXPECT_EQ(status.rfind("failed: left the constraint manifold at t = ", 0), 0u) << status;
+  EXPECT_GT(rows, 10);   // measured 551 (5.5 s of 8)
+  EXPECT_LT(rows, 801);
+  const auto csv = read_csv(dir_ / "b.csv");
+  ASSERT_EQ(static_cast<long>(csv.size()), rows);
+  for (const auto& row : csv) EXPECT_LE(std::stod(row.at("residual_position")), 0.01);
+  // the same run with DSC completes
+  EXPECT_EQ(gmbd("run " + example("ris_free_large.yaml") + " --set integrator.dt=0.01 -o d.h5").code, 0);
+}
+
+TEST_F(DriftCli, DriftOverInitialConditionsReportsMaximaOverThePerRunTable) {
+  const std::string cmd = "drift " + example("ris_free_large.yaml") +
+                          " --set time.end=1 --initial-conditions 3 --dt 0.01 --integrator rk4,rk45"
+                          " --stabilization dsc,baumgarte --no-plot --csv d.csv --per-run-csv p.csv";
+  const Result r = gmbd(cmd + " --seed 7");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_HAS(r.output, "3 initial conditions (seed 7), varying model.parameters.X0");
+  EXPECT_HAS(r.output, "theta_dot0");
+  EXPECT_HAS(r.output, "[4/4]");  // progress, one line per combination
+  const auto cells = read_csv(dir_ / "d.csv");
+  const auto runs = read_csv(dir_ / "p.csv");
+  ASSERT_EQ(cells.size(), 4u);
+  ASSERT_EQ(runs.size(), 12u);
+  for (const auto& c : cells) {
+    EXPECT_EQ(c.at("initial_conditions"), "3");
+    double max_g = 0.0, max_e = 0.0;
+    int failed = 0;
+    for (const auto& run : runs) {
+      if (run.at("integrator") != c.at("integrator") || run.at("stabilization") != c.at("stabilization")) continue;
+      if (run.at("status") != "ok") {
+        ++failed;
+        EXPECT_HAS(run.at("failure"), "left the constraint manifold");
+        continue;
+      }
+      max_g = std::max(max_g, std::stod(run.at("max_position_residual")));
+      max_e = std::max(max_e, std::stod(run.at("max_energy_error")));
+    }
+    EXPECT_EQ(std::stoi(c.at("failed")), failed);
+    EXPECT_EQ(c.at("status"), failed ? "failed" : "ok");
+    if (failed < 3) {
+      EXPECT_EQ(std::stod(c.at("max_position_residual")), max_g) << c.at("integrator") << " " << c.at("stabilization");
+      EXPECT_EQ(std::stod(c.at("max_energy_error")), max_e);
+    }
+    if (c.at("stabilization") == "dsc") {
+      EXPECT_EQ(failed, 0);
+      EXPECT_LT(max_g, 1e-14);
+    }
+  }
+  // The draw is reproducible and depends on the seed; each run starts from its own state.
+  const std::string first_x0 = runs[0].at("model.parameters.X0");
+  EXPECT_NE(first_x0, runs[1].at("model.parameters.X0"));
+  EXPECT_NE(runs[0].at("initial_energy"), runs[1].at("initial_energy"));
+  EXPECT_LE(std::abs(std::stod(first_x0)), 0.01);  // the file's X0 = 0.01 times U[-1, 1]
+  ASSERT_EQ(gmbd(cmd + " --seed 7").code, 0);
+  EXPECT_EQ(read_csv(dir_ / "p.csv")[0].at("model.parameters.X0"), first_x0);
+  ASSERT_EQ(gmbd(cmd + " --seed 8").code, 0);
+  EXPECT_NE(read_csv(dir_ / "p.csv")[0].at("model.parameters.X0"), first_x0);
+}
+
+TEST_F(DriftCli, VaryRangesAndInitialSectionValuesAreProjected) {
+  std::ofstream(dir_ / "p.yaml") << "model: simple_pendulum\n"
+                                    "initial: {q: {x: 0.6, y: -0.8}, v: {x: 0.8}}\n"
+                                    "time: {end: 0.5, output_interval: 0.01}\n";
+  // default: the initial.q / initial.v entries scaled; the drawn states are projected
+  Result r = gmbd("drift p.yaml --initial-conditions 4 --dt 0.01 --integrator rk4 --stabilization dsc "
+                  "--no-plot --csv d.csv --per-run-csv r.csv");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_HAS(r.output, "varying initial.q.x, initial.q.y, initial.v.x");
+  for (const auto& run : read_csv(dir_ / "r.csv")) {
+    EXPECT_EQ(run.at("status"), "ok") << run.at("failure");
+    EXPECT_LE(std::abs(std::stod(run.at("initial.v.x"))), 0.8);
+  }
+  // explicit ranges, any run-file key
+  r = gmbd("drift p.yaml --initial-conditions 3 --vary initial.q.x=0.1:0.2,length=1:2 --dt 0.01 "
+           "--integrator rk4 --stabilization dsc --no-plot --csv d.csv --per-run-csv r.csv");
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const auto& run : read_csv(dir_ / "r.csv")) {
+    const double x = std::stod(run.at("initial.q.x")), length = std::stod(run.at("model.parameters.length"));
+    EXPECT_GE(x, 0.1);
+    EXPECT_LE(x, 0.2);
+    EXPECT_GE(length, 1.0);
+    EXPECT_LE(length, 2.0);
+  }
+  // bad input: malformed range, a key with nothing to scale
+  r = gmbd("drift p.yaml --initial-conditions 2 --vary length=2:1 --dt 0.01 --no-plot");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_HAS(r.output, "--vary length=2:1: expected KEY=LO:HI");
+  r = gmbd("drift p.yaml --initial-conditions 2 --vary time.end --dt 0.01 --no-plot");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_HAS(r.output, "gives no value of 'time.end' to scale");
+}
+
+}  // namespace
