@@ -243,6 +243,28 @@ void RisGplc::nonholonomic_bias(double /*t*/, CVec /*q*/, CVec v, VecRef b) cons
   }
 }
 
+// ---- KKT structure --------------------------------------------------------------------------------
+
+Model::KktPartition RisGplc::kkt_partition() const {
+  // Row indices: phi_r<i> = i, phi_q<i> = 4 + i, phi_c<i>x/y = 8 + 2i, 9 + 2i, psi<i>x/y =
+  // 16 + 2i, 17 + 2i (non-holonomic rows follow the 16 holonomic ones).
+  KktPartition partition;
+  for (int i = 0; i < 4; ++i) {
+    KktGroup group;
+    group.coordinates = {xb_index(i), yb_index(i), xt_index(i), yt_index(i)};
+    group.rows = {8 + 2 * i, 9 + 2 * i, 16 + 2 * i, 17 + 2 * i};
+    if (!has_vertical_kinetic()) {
+      // M has no ball entries: the radial coordinates and their rows stay in the group.
+      group.coordinates.push_back(r_index(i));
+      group.coordinates.push_back(q_index(i));
+      group.rows.push_back(i);
+      group.rows.push_back(4 + i);
+    }
+    partition.groups.push_back(std::move(group));
+  }
+  return partition;
+}
+
 // ---- energy and outputs ---------------------------------------------------------------------------
 
 double RisGplc::platform_height(CVec q) const {
@@ -272,11 +294,16 @@ double RisGplc::platform_height_acceleration(CVec q, CVec v, CVec a) const {
 }
 
 std::vector<NamedQuantity> RisGplc::output_quantities() const {
-  return {{"accel_x_total", "m/s^2"},    {"accel_y_total", "m/s^2"},
-          {"accel_horizontal", "m/s^2"}, {"accel_vertical_total", "m/s^2"},
-          {"drift", "m"},                {"height", "m"},
-          {"max_radius", "m"},           {"rim_exceeded", "1"},
-          {"resistance_power", "W"}};
+  std::vector<NamedQuantity> names = {
+      {"accel_x_total", "m/s^2"},    {"accel_y_total", "m/s^2"},
+      {"accel_horizontal", "m/s^2"}, {"accel_vertical_total", "m/s^2"},
+      {"drift", "m"},                {"height", "m"},
+      {"max_radius", "m"},           {"rim_exceeded", "1"},
+      {"resistance_power", "W"},     {"floor_accel_x", "m/s^2"},
+      {"floor_accel_y", "m/s^2"}};
+  // ris_xytheta takes no vertical input; a column of zeros would only mislead.
+  if (variant_ != Variant::kXYTheta) names.push_back({"floor_accel_z", "m/s^2"});
+  return names;
 }
 
 void RisGplc::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambda*/, CVec /*z*/,
@@ -294,6 +321,10 @@ void RisGplc::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambda*/,
   out(6) = rmax;
   out(7) = rmax > p_.dish.R ? 1.0 : 0.0;
   out(8) = resistance_power(q, v);
+  // The floor input itself, so that floor and platform can be compared from one file.
+  out(9) = inputs_.ax(t);
+  out(10) = inputs_.ay(t);
+  if (variant_ != Variant::kXYTheta) out(11) = inputs_.az(t);
 }
 
 double RisGplc::max_radius(CVec q) const {

@@ -171,7 +171,8 @@ double RisLagrange::resistance_power(CVec q, CVec v) const {
 std::vector<NamedQuantity> RisLagrange::output_quantities() const {
   return {{"accel_x_total", "m/s^2"}, {"accel_y_total", "m/s^2"}, {"accel_horizontal", "m/s^2"},
           {"drift", "m"},             {"height", "m"},            {"max_radius", "m"},
-          {"rim_exceeded", "1"},      {"resistance_power", "W"}};
+          {"rim_exceeded", "1"},      {"resistance_power", "W"},
+          {"floor_accel_x", "m/s^2"}, {"floor_accel_y", "m/s^2"}};
 }
 
 void RisLagrange::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambda*/,
@@ -186,6 +187,8 @@ void RisLagrange::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambd
   out(5) = rmax;
   out(6) = rmax > p_.dish.R ? 1.0 : 0.0;
   out(7) = resistance_power(q, v);
+  out(8) = inputs_.ax(t);
+  out(9) = inputs_.ay(t);
 }
 
 double RisLagrange::energy(double /*t*/, CVec q, CVec v) const {

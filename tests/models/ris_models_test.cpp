@@ -559,12 +559,12 @@ TEST(RisModels, DerivedOutputs) {
     const RisGplc model(damped_parameters(), variant, constant_inputs(ax, ay, with_z ? az : 0.0));
     const int n = model.nq();
     const auto names = model.output_quantities();
-    ASSERT_EQ(names.size(), 9u);
+    ASSERT_EQ(names.size(), with_z ? 12u : 11u);
     EXPECT_EQ(names[0].name, "accel_x_total");
     EXPECT_EQ(names[7].name, "rim_exceeded");
     KktSolver kkt(model);
     for (int trial = 0; trial < 10; ++trial) {
-      Vec q(n), v(n), out = Vec::Zero(9);
+      Vec q(n), v(n), out = Vec::Zero(12);
       RisInitialConditions ic = random_ic(rng);
       if (trial == 0) {  // balls at their centres, moving
         ic = RisInitialConditions{};
@@ -590,17 +590,23 @@ TEST(RisModels, DerivedOutputs) {
       EXPECT_DOUBLE_EQ(out(6), model.max_radius(q));
       EXPECT_EQ(out(7), model.max_radius(q) > 0.15 ? 1.0 : 0.0);
       EXPECT_DOUBLE_EQ(out(8), model.resistance_power(q, v));
+      EXPECT_EQ(names[9].name, "floor_accel_x");
+      EXPECT_DOUBLE_EQ(out(9), ax);
+      EXPECT_DOUBLE_EQ(out(10), ay);
+      if (with_z) {
+        EXPECT_DOUBLE_EQ(out(11), az);
+      }
     }
   }
   // the rim flag and the LE model's outputs (same values as the GPLC's at the same state)
   const RisLagrange le(damped_parameters(), constant_inputs(ax, ay, 0.0));
   const RisGplc gplc(damped_parameters(), Variant::kXYTheta, constant_inputs(ax, ay, 0.0));
-  ASSERT_EQ(le.output_quantities().size(), 8u);
+  ASSERT_EQ(le.output_quantities().size(), 10u);
   RisInitialConditions ic;
   ic.X = 0.35;  // balls at r = q ≈ 0.175 > R
   ic.X_dot = 0.1;
   ic.theta_dot = 0.2;
-  Vec q(27), v(27), p(11), pv(11), pa(11), og = Vec::Zero(9), ol = Vec::Zero(8);
+  Vec q(27), v(27), p(11), pv(11), pa(11), og = Vec::Zero(11), ol = Vec::Zero(10);
   gplc.initial_state(ic, q, v);
   le.initial_state(ic, p, pv);
   KktSolver kkt(gplc);
@@ -611,6 +617,8 @@ TEST(RisModels, DerivedOutputs) {
   EXPECT_EQ(og(7), 1.0);
   for (int j = 0; j < 3; ++j) EXPECT_NEAR(ol(j), og(j), 1e-12);
   for (int j = 3; j < 8; ++j) EXPECT_NEAR(ol(j), og(j + 1), 1e-12);
+  EXPECT_EQ(ol(8), ax);  // the floor input
+  EXPECT_EQ(ol(9), ay);
 }
 
 // ---- flat dish ------------------------------------------------------------------------------------------
