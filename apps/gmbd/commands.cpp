@@ -409,7 +409,7 @@ void report_drift_cell(const std::string& method, const std::string& stab, doubl
   const double n = static_cast<double>(c.runs);
   std::string status = c.failed == 0 ? "ok" : fmt::format("failed {}/{}", c.failed, c.runs);
   if (c.runs == 1 && c.failed == 1) status = "failed";
-  std::cout << fmt::format("{:<8} {:<14} {:>9.3g} {:>11} {:>11} {:>11} {:>11} {:>9.0f} {:>9.3f}  {}\n",
+  std::cout << fmt::format("{:<11} {:<14} {:>9.3g} {:>11} {:>11} {:>11} {:>11} {:>9.0f} {:>9.3f}  {}\n",
                            method, stab, dt, format_value(m.g), format_value(m.gv),
                            format_value(m.energy), format_value(m.correction), c.steps / n,
                            c.wall / n, status);
@@ -440,7 +440,7 @@ int drift_command(const DriftArgs& args) {
     std::cout << fmt::format("{} initial conditions (seed {}), varying {}; maxima over them, means per run\n",
                              ics.size(), args.seed, names);
   }
-  std::cout << fmt::format("{:<8} {:<14} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}  {}\n",
+  std::cout << fmt::format("{:<11} {:<14} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}  {}\n",
                            "method", "stabilization", "dt [s]", "max|g|", "max|g'|,|h|",
                            "max|dE| [J]", "max corr", "steps", "wall [s]", "status");
   const size_t cells = args.integrators.size() * args.stabilizations.size() * args.dts.size();
