@@ -43,4 +43,11 @@ class IntegrationError : public NumericalError {
   using NumericalError::NumericalError;
 };
 
+/// The state left the constraint manifold (max |g| above stabilization.max_residual, or not
+/// finite): detected by the run driver at an output row; the message is complete as it is.
+class ManifoldLossError : public NumericalError {
+ public:
+  using NumericalError::NumericalError;
+};
+
 }  // namespace gmbd

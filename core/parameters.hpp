@@ -21,6 +21,9 @@ struct ParameterSpec {
   /// True when the value is a list (e.g. one mass per link); a scalar given for a list
   /// parameter is broadcast by the model.
   bool is_list = false;
+  /// True for parameters that set the initial state (X0, theta0, …): `gmbd drift
+  /// --initial-conditions` varies these by default.
+  bool initial_condition = false;
 };
 
 /// Merges `given` over the specs' defaults. Throws InputError for an unknown name (listing the

@@ -99,11 +99,8 @@ void ExplicitRk::initialize(OdeSystem& system, double t0, CVec z0) {
   // result, and where they have a kink (an RIS ball radius at its dish centre) it is O(1) and
   // would reject step after step.
   error_mask_.setOnes(n);
-  if (project_ && !options_.error_test_dependent && system.error_test_mask(error_mask_)) {
-    error_mask_ = error_mask_.unaryExpr([](double m) { return m != 0.0 ? 1.0 : 0.0; });
-  } else {
-    error_mask_.setOnes();
-  }
+  // error_test_mask writes exactly 0 or 1 (OdeSystem's contract), so the mask multiplies.
+  if (project_ && !options_.error_test_dependent) system.error_test_mask(error_mask_);
   error_count_ = static_cast<int>(error_mask_.sum());
   if (error_count_ == 0) {  // nothing left to test: test everything
     error_mask_.setOnes();

@@ -152,4 +152,27 @@ void check_output_request(const std::string& name, double tout, long out_size, l
   }
 }
 
+void check_initial_request(const std::string& name, double t0, long z0_size, long expected_size,
+                           double stop_time) {
+  const std::string who = "integrator " + name + ": ";
+  if (z0_size != expected_size) {
+    throw InputError(who + "initialize: wrong state size: expected " +
+                     std::to_string(expected_size) + " (system dimension), got " +
+                     std::to_string(z0_size));
+  }
+  if (!std::isfinite(t0)) throw InputError(who + "t0 = " + format_number(t0) + " must be finite");
+  if (t0 > stop_time) {
+    throw InputError(who + "t0 = " + format_number(t0) + " lies after stop_time = " +
+                     format_number(stop_time));
+  }
+}
+
+void check_finite_output(const std::string& name, double t, double h, double tout, CVec z_out) {
+  if (z_out.allFinite()) return;
+  throw IntegrationError(t, "integrator " + name + " failed at t = " + format_number(t) +
+                                " s (step size h = " + format_number(h) +
+                                " s): non-finite state at the output time " + format_number(tout) +
+                                " s");
+}
+
 }  // namespace gmbd::sundials_support

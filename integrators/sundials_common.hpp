@@ -127,6 +127,15 @@ std::string format_number(double x);
 void check_output_request(const std::string& name, double tout, long out_size, long expected_size,
                           double stop_time, double t_start, double tn);
 
+/// Checks an initialize request: throws InputError naming the integrator for a state of the
+/// wrong size, a non-finite t0 or a t0 after stop_time.
+void check_initial_request(const std::string& name, double t0, long z0_size, long expected_size,
+                           double stop_time);
+
+/// Throws IntegrationError when the state returned for output time tout is not finite
+/// (t: the solver's time, h: its last step).
+void check_finite_output(const std::string& name, double t, double h, double tout, CVec z_out);
+
 /// "integrator <name> failed at t = <t> s (step size h = <h> s): <flag>: <meaning><cause>"
 /// followed by the SUNDIALS message when there is one.
 std::string failure_message(const std::string& name, double t, double h, const char* flag,

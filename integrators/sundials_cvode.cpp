@@ -276,17 +276,8 @@ long SundialsCvode::projections() const {
 
 void SundialsCvode::initialize(OdeSystem& system, double t0, CVec z0) {
   Impl& s = *impl_;
-  const std::string who = "integrator " + s.options.method + ": ";
-  if (z0.size() != system.dimension()) {
-    throw InputError(who + "initialize: wrong state size: expected " +
-                     std::to_string(system.dimension()) + " (system dimension), got " +
-                     std::to_string(z0.size()));
-  }
-  if (!std::isfinite(t0)) throw InputError(who + "t0 = " + ss::format_number(t0) + " must be finite");
-  if (t0 > s.options.stop_time) {
-    throw InputError(who + "t0 = " + ss::format_number(t0) + " lies after stop_time = " +
-                     ss::format_number(s.options.stop_time));
-  }
+  ss::check_initial_request(s.options.method, t0, static_cast<long>(z0.size()),
+                            static_cast<long>(system.dimension()), s.options.stop_time);
   s.free_memory();
   s.system = &system;
   s.project = system.has_projection();
@@ -321,7 +312,6 @@ void SundialsCvode::initialize(OdeSystem& system, double t0, CVec z0) {
   const bool masked = s.in_step_projection && !o.error_test_dependent &&
                       system.error_test_mask(s.error_mask) && (s.error_mask.array() != 0.0).any();
   if (masked) {
-    s.error_mask = s.error_mask.unaryExpr([](double m) { return m != 0.0 ? 1.0 : 0.0; });
     ss::check_setup(CVodeWFtolerances(s.memory, cv_weights), "CVodeWFtolerances");
   } else {
     s.error_mask.setOnes();
@@ -440,13 +430,7 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
   }
   update_stats();
   z_out = s.y_out;
-  if (!z_out.allFinite()) {
-    throw IntegrationError(time(), "integrator " + name + " failed at t = " +
-                                       ss::format_number(time()) + " s (step size h = " +
-                                       ss::format_number(stats_.last_step) +
-                                       " s): non-finite state at the output time " +
-                                       ss::format_number(tout) + " s");
-  }
+  ss::check_finite_output(name, time(), stats_.last_step, tout, z_out);
   if (s.project && stats_.steps > 0 && !(s.in_step_projection && at_step_end)) {
     // Interpolants (and Adams solutions) leave the manifold: project the output.
     const double correction = s.system->project(tout, z_out);

@@ -366,17 +366,8 @@ long SundialsIda::jacobian_evaluations() const {
 
 void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   Impl& s = *impl_;
-  const std::string who = "integrator " + s.options.method + ": ";
-  if (z0.size() != system.dimension()) {
-    throw InputError(who + "initialize: wrong state size: expected " +
-                     std::to_string(system.dimension()) + " (system dimension), got " +
-                     std::to_string(z0.size()));
-  }
-  if (!std::isfinite(t0)) throw InputError(who + "t0 = " + ss::format_number(t0) + " must be finite");
-  if (t0 > s.options.stop_time) {
-    throw InputError(who + "t0 = " + ss::format_number(t0) + " lies after stop_time = " +
-                     ss::format_number(s.options.stop_time));
-  }
+  ss::check_initial_request(s.options.method, t0, static_cast<long>(z0.size()),
+                            static_cast<long>(system.dimension()), s.options.stop_time);
   s.free_memory();
   s.implicit_ode.reset();
   s.system = &system;
@@ -388,7 +379,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
     s.dae = s.implicit_ode.get();
   }
   if (s.dae->state_dimension() != system.dimension()) {
-    throw std::logic_error(who + "the DAE view's state dimension " +
+    throw std::logic_error("integrator " + s.options.method + ": the DAE view's state dimension " +
                            std::to_string(s.dae->state_dimension()) +
                            " differs from the system dimension " +
                            std::to_string(system.dimension()));
@@ -641,13 +632,7 @@ void SundialsIda::advance_to(double tout, VecRef z_out) {
   }
   update_stats();
   z_out = s.y_out.head(s.nd);
-  if (!z_out.allFinite()) {
-    throw IntegrationError(time(), "integrator " + name + " failed at t = " +
-                                       ss::format_number(time()) + " s (step size h = " +
-                                       ss::format_number(stats_.last_step) +
-                                       " s): non-finite state at the output time " +
-                                       ss::format_number(tout) + " s");
-  }
+  ss::check_finite_output(name, time(), stats_.last_step, tout, z_out);
   // IDA satisfies the constraints to its Newton tolerance: project the output (the initial
   // values are consistent already).
   if (s.project && stats_.steps > 0) {

@@ -87,7 +87,7 @@ void check_on_manifold(const Model& model, const StabilizationConfig& stab, doub
     std::ostringstream msg;
     msg << "left the constraint manifold at t = " << t << " s: the state is not finite ("
         << first_non_finite(model, z) << ") with stabilization.method = " << stab.method;
-    throw NumericalError(t, msg.str());
+    throw ManifoldLossError(t, msg.str());
   }
   if (!(position_residual > stab.max_residual)) return;
   double worst = 0.0;
@@ -98,7 +98,7 @@ void check_on_manifold(const Model& model, const StabilizationConfig& stab, doub
       << velocity_residual << "; worst: " << where << " = " << worst
       << ") with stabilization.method = " << stab.method;
   if (!stab.uses_dsc()) msg << "; dsc or dsc+baumgarte keeps the state on the manifold";
-  throw NumericalError(t, msg.str());
+  throw ManifoldLossError(t, msg.str());
 }
 
 // dynamics.evaluate at an output row, then the manifold check. A state far off the manifold
@@ -379,11 +379,13 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       }
     }
     summary.completed = !summary.interrupted;
+  } catch (const ManifoldLossError& e) {
+    summary.failure = e.what();
   } catch (const NumericalError& e) {
     summary.failure = e.what();
     // A failure between output rows (e.g. a singular KKT matrix after a blow-up inside one
     // output interval) says little about how it came about: add the last row's residuals.
-    if (summary.rows > 0 && summary.failure.find("left the constraint manifold") == std::string::npos) {
+    if (summary.rows > 0) {
       std::ostringstream context;
       context << " (last output row: t = " << summary.end_time << " s, max |g| = "
               << last_position_residual << ", max |g'|, |h| = " << last_velocity_residual << ")";

@@ -408,9 +408,9 @@ std::vector<ParameterSpec> mirror_parameter_specs(bool with_cs) {
        "voltage-control step per actuator at step_time (when no voltage<i> input is given)",
        R::kAny, true},
       {"step_time", {0.0}, "s", "time at which the steps switch on", R::kAny, false},
-      {"psi0", {0.0}, "rad", "initial Bryant angle ψ (about x)", R::kAny, false},
-      {"theta0", {0.0}, "rad", "initial Bryant angle θ (about y')", R::kAny, false},
-      {"phi0", {0.0}, "rad", "initial Bryant angle φ (about z'')", R::kAny, false},
+      {"psi0", {0.0}, "rad", "initial Bryant angle ψ (about x)", R::kAny, false, true},
+      {"theta0", {0.0}, "rad", "initial Bryant angle θ (about y')", R::kAny, false, true},
+      {"phi0", {0.0}, "rad", "initial Bryant angle φ (about z'')", R::kAny, false, true},
   };
   specs.insert(specs.end(), rest.begin(), rest.end());
   return specs;

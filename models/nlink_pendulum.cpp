@@ -373,9 +373,9 @@ std::vector<ParameterSpec> nlink_pendulum_parameter_specs() {
       {"theta0", {0.3}, "rad",
        "initial angle of each link from the downward vertical (default: every link at 0.3 rad, "
        "one value or one per link)",
-       R::kAny, true},
+       R::kAny, true, true},
       {"omega0", {0.0}, "rad/s", "initial angular rate of each link (one value or one per link)",
-       R::kAny, true},
+       R::kAny, true, true},
   };
 }
 
@@ -447,8 +447,8 @@ ModelInfo simple_pendulum_info() {
       {"gravity", {9.81}, "m/s²", "gravitational acceleration g", R::kNonNegative, false},
       {"theta0", {std::numbers::pi / 2.0}, "rad",
        "initial angle from the downward vertical (default π/2: released horizontally)", R::kAny,
-       false},
-      {"omega0", {0.0}, "rad/s", "initial angular rate", R::kAny, false},
+       false, true},
+      {"omega0", {0.0}, "rad/s", "initial angular rate", R::kAny, false, true},
   };
   info.build = [](const ParameterValues& values) -> std::unique_ptr<Model> {
     return std::make_unique<SimplePendulum>(mp::scalar(values, "mass"),

@@ -148,10 +148,7 @@ RisInitialConditions RisInitialConditions::small_free_response() {
 }
 
 RisInitialConditions RisInitialConditions::large_free_response() {
-  RisInitialConditions ic;
-  ic.X = 0.01;
-  ic.Y = 0.01;
-  ic.theta = 0.001;
+  RisInitialConditions ic = small_free_response();  // same positions, larger rates
   ic.X_dot = 0.45;
   ic.Y_dot = 0.45;
   ic.theta_dot = 0.5;
@@ -244,24 +241,25 @@ std::vector<ParameterSpec> ris_parameter_specs(bool vertical) {
     specs.push_back({"isolator_damping", {0.1}, "", "vertical isolator damping ratio ζ",
                      R::kNonNegative, false});
   }
-  specs.push_back({"X0", {0.0}, "m", "initial platform displacement X", R::kAny, false});
-  specs.push_back({"Y0", {0.0}, "m", "initial platform displacement Y", R::kAny, false});
-  specs.push_back({"theta0", {0.0}, "rad", "initial platform rotation θ", R::kAny, false});
+  specs.push_back({"X0", {0.0}, "m", "initial platform displacement X", R::kAny, false, true});
+  specs.push_back({"Y0", {0.0}, "m", "initial platform displacement Y", R::kAny, false, true});
+  specs.push_back({"theta0", {0.0}, "rad", "initial platform rotation θ", R::kAny, false, true});
   if (vertical) {
     specs.push_back({"Z0", {0.0}, "m", "initial vertical displacement Z from static equilibrium",
-                     R::kAny, false});
+                     R::kAny, false, true});
   }
-  specs.push_back({"X_dot0", {0.0}, "m/s", "initial platform rate Ẋ", R::kAny, false});
-  specs.push_back({"Y_dot0", {0.0}, "m/s", "initial platform rate Ẏ", R::kAny, false});
-  specs.push_back({"theta_dot0", {0.0}, "rad/s", "initial platform rate θ̇", R::kAny, false});
+  specs.push_back({"X_dot0", {0.0}, "m/s", "initial platform rate Ẋ", R::kAny, false, true});
+  specs.push_back({"Y_dot0", {0.0}, "m/s", "initial platform rate Ẏ", R::kAny, false, true});
+  specs.push_back({"theta_dot0", {0.0}, "rad/s", "initial platform rate θ̇", R::kAny, false, true});
   if (vertical) {
-    specs.push_back({"Z_dot0", {0.0}, "m/s", "initial vertical rate Ż", R::kAny, false});
+    specs.push_back({"Z_dot0", {0.0}, "m/s", "initial vertical rate Ż", R::kAny, false, true});
   }
   specs.push_back({"ball_offset_x", {0.0}, "m",
                    "initial offset of each ball (1 or 4 values) from midway between its dish "
                    "centres, x component",
-                   R::kAny, true});
-  specs.push_back({"ball_offset_y", {0.0}, "m", "as ball_offset_x, y component", R::kAny, true});
+                   R::kAny, true, true});
+  specs.push_back(
+      {"ball_offset_y", {0.0}, "m", "as ball_offset_x, y component", R::kAny, true, true});
   return specs;
 }
 

@@ -120,9 +120,9 @@ ModelInfo slider_crank_info() {
       {"mass", {1.0}, "kg", "slider mass m", R::kPositive, false},
       {"torque", {0.1}, "N·m", "constant torque T on the crank", R::kAny, false},
       {"w0", {0.0}, "rad", "initial crank angle (h0 follows on the branch X > 0)", R::kAny,
-       false},
+       false, true},
       {"w_dot0", {0.0}, "rad/s", "initial crank rate (ḣ0 follows from the velocity constraint)",
-       R::kAny, false},
+       R::kAny, false, true},
   };
   info.build = [](const ParameterValues& values) -> std::unique_ptr<Model> {
     SliderCrankParameters p;

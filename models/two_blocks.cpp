@@ -81,8 +81,8 @@ ModelInfo two_blocks_info() {
       {"force1", {1.0}, "N", "constant force F1 on block 1 (+x)", R::kAny, false},
       {"force2", {2.0}, "N", "constant force F2 on block 2 (+x)", R::kAny, false},
       {"length", {1.0}, "m", "rod length L", R::kPositive, false},
-      {"x0", {0.0}, "m", "initial position of block 1 (x2 = x1 + L)", R::kAny, false},
-      {"v0", {0.0}, "m/s", "initial velocity of both blocks", R::kAny, false},
+      {"x0", {0.0}, "m", "initial position of block 1 (x2 = x1 + L)", R::kAny, false, true},
+      {"v0", {0.0}, "m/s", "initial velocity of both blocks", R::kAny, false, true},
   };
   info.build = [](const ParameterValues& values) -> std::unique_ptr<Model> {
     TwoBlocksParameters p;

@@ -15,15 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-
-
-def strings(raw):
-    return [n.decode() if isinstance(n, bytes) else str(n) for n in raw]
-
-
-def attr(f, name, default=None):
-    v = f.attrs.get(name, default)
-    return v.decode() if isinstance(v, bytes) else v
+from gmbd_h5 import column_names, root_attr as attr  # noqa: E402
 
 
 def step_inputs(f):
@@ -44,11 +36,11 @@ def main():
     with h5py.File(a.results, "r") as f:
         t = f["time"][:]
         q = f["q"][:]
-        coords = strings(f["q"].attrs.get("coordinates", []))
+        coords = column_names(f["q"], "coordinates")
         res_p = f["residual/position"][:]
         res_v = f["residual/velocity"][:]
         z = f["z"][:] if "z" in f else None
-        states = strings(f["z"].attrs.get("states", [])) if z is not None else []
+        states = column_names(f["z"], "states") if z is not None else []
         model = attr(f, "model", "")
         status = attr(f, "status", "")
         integrator = attr(f, "integrator", "")

@@ -17,23 +17,16 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from gmbd_h5 import column_names, text  # noqa: E402
 
 G = 9.80665  # standard gravity, m/s^2 (the unit "g" of the motion records)
-
-
-def text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def names(ds, attr):
-    return [text(n) for n in ds.attrs.get(attr, [])]
 
 
 def read(path):
     with h5py.File(path, "r") as f:
         if "outputs" not in f:
             sys.exit("plot_ris.py: %s has no /outputs dataset; is it a RIS run?" % path)
-        cols = names(f["outputs"], "outputs")
+        cols = column_names(f["outputs"], "outputs")
         needed = ["floor_accel_x", "floor_accel_y", "accel_x_total", "accel_y_total", "drift", "max_radius"]
         missing = [c for c in needed if c not in cols]
         if missing:
@@ -41,7 +34,7 @@ def read(path):
         out = f["outputs"][:]
         data = {c: out[:, cols.index(c)] for c in cols}
         data["time"] = f["time"][:]
-        coords = names(f["q"], "coordinates")
+        coords = column_names(f["q"], "coordinates")
         q = f["q"][:]
         for c in ("X", "Y", "Z"):
             if c in coords:

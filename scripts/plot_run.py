@@ -13,11 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-
-
-def names(ds, attr):
-    raw = ds.attrs.get(attr, [])
-    return [n.decode() if isinstance(n, bytes) else str(n) for n in raw]
+from gmbd_h5 import column_names, root_attr, text  # noqa: E402
 
 
 def main():
@@ -29,15 +25,13 @@ def main():
     with h5py.File(a.results, "r") as f:
         t = f["time"][:]
         q = f["q"][:]
-        coords = names(f["q"], "coordinates")
+        coords = column_names(f["q"], "coordinates")
         res_p = f["residual/position"][:]
         res_v = f["residual/velocity"][:]
         corr = f["correction"][:]
         energy = f["energy"][:] if "energy" in f else None
-        model = f.attrs.get("model", b"")
-        model = model.decode() if isinstance(model, bytes) else str(model)
-        status = f.attrs.get("status", b"")
-        status = status.decode() if isinstance(status, bytes) else str(status)
+        model = text(root_attr(f, "model", ""))
+        status = text(root_attr(f, "status", ""))
     if len(t) == 0:
         sys.exit("plot_run.py: %s has no rows" % a.results)
     wanted = [c for c in a.coordinates.split(",") if c] or coords[:8]

@@ -239,13 +239,13 @@ VariedValue parse_vary(const RunConfig& base, const std::string& text) {
 }
 
 // Without --vary: every initial.q / initial.v entry of the run file, and every model parameter
-// the file gives whose catalogue description starts with "initial" (X0, theta_dot0, …).
+// the file gives that the catalogue marks as an initial condition (X0, theta_dot0, …).
 std::vector<VariedValue> default_varied_values(const RunConfig& base) {
   std::vector<std::string> keys;
   for (const auto& [name, value] : base.initial.q) keys.push_back("initial.q." + name);
   for (const auto& [name, value] : base.initial.v) keys.push_back("initial.v." + name);
   for (const auto& spec : find_model(base.model).parameters) {
-    if (base.parameters.count(spec.name) && spec.description.rfind("initial", 0) == 0) {
+    if (base.parameters.count(spec.name) && spec.initial_condition) {
       keys.push_back("model.parameters." + spec.name);
     }
   }
