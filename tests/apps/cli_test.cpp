@@ -3,92 +3,32 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <hdf5.h>
+#include "support/cli_runner.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;  // stdout and stderr together
-};
+using gmbd::test::h5_column_names;
+using gmbd::test::h5_rows;
 
-class Cli : public ::testing::Test {
+class Cli : public gmbd::test::GmbdCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("gmbd_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result gmbd(const std::string& args) const {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" GMBD_EXE "' " + args + " 2>&1";
-    Result r{0, ""};
-    FILE* pipe = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (fgets(buf.data(), buf.size(), pipe) != nullptr) r.output += buf.data();
-    const int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-  }
+  Cli() : GmbdCliTest("gmbd_cli_") {}
 
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ / name) << text;
     return (dir_ / name).string();
   }
-
-  static std::string example(const std::string& name) {
-    return std::string(GMBD_SOURCE_DIR) + "/examples/" + name;
-  }
-
-  fs::path dir_;
 };
 
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
-
-long h5_rows(const std::string& path, std::string* status) {
-  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) return -1;
-  hid_t d = H5Dopen2(f, "time", H5P_DEFAULT);
-  hid_t s = H5Dget_space(d);
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(s, &n, nullptr);
-  if (status != nullptr && H5Aexists(f, "status") > 0) {
-    hid_t a = H5Aopen(f, "status", H5P_DEFAULT);
-    hid_t t = H5Aget_type(a);
-    if (H5Tis_variable_str(t) > 0) {
-      char* value = nullptr;
-      hid_t mem = H5Tcopy(H5T_C_S1);
-      H5Tset_size(mem, H5T_VARIABLE);
-      H5Tset_cset(mem, H5Tget_cset(t));
-      H5Aread(a, mem, &value);
-      *status = value ? value : "";
-      H5free_memory(value);
-      H5Tclose(mem);
-    } else {
-      std::string value(H5Tget_size(t), '\0');
-      H5Aread(a, t, value.data());
-      *status = value.c_str();
-    }
-    H5Tclose(t);
-    H5Aclose(a);
-  }
-  H5Sclose(s);
-  H5Dclose(d);
-  H5Fclose(f);
-  return static_cast<long>(n);
-}
 
 TEST_F(Cli, RunWritesHdf5AndSummary) {
   const Result r = gmbd("run " + example("slider_crank.yaml") + " --set time.end=1 -o out.h5 --csv out.csv");
@@ -236,31 +176,6 @@ TEST_F(Cli, InputNeedsExactlyOneSource) {
 
 namespace {
 
-// An HDF5 dataset's column names (attribute `attr` of dataset `path`), for checking layouts.
-std::vector<std::string> h5_column_names(const std::string& file, const char* path, const char* attr) {
-  std::vector<std::string> names;
-  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) return names;
-  hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-  hid_t a = H5Aopen(d, attr, H5P_DEFAULT);
-  hid_t space = H5Aget_space(a);
-  std::vector<char*> raw(static_cast<size_t>(H5Sget_simple_extent_npoints(space)), nullptr);
-  hid_t mem = H5Tcopy(H5T_C_S1);
-  H5Tset_size(mem, H5T_VARIABLE);
-  H5Tset_cset(mem, H5T_CSET_UTF8);
-  H5Aread(a, mem, raw.data());
-  for (char* s : raw) {
-    names.emplace_back(s ? s : "");
-    H5free_memory(s);
-  }
-  H5Tclose(mem);
-  H5Sclose(space);
-  H5Aclose(a);
-  H5Dclose(d);
-  H5Fclose(f);
-  return names;
-}
-
 TEST_F(Cli, DemoRunsTheIsolatedRisAndPointsToItsResults) {
   const Result r = gmbd("demo --out demo --no-plot");
   ASSERT_EQ(r.code, 0) << r.output;
@@ -295,12 +210,10 @@ TEST_F(Cli, RisPlotScriptRejectsANonRisResult) {
   const Result run = gmbd("-q run " + example("slider_crank.yaml") + " --set time.end=0.1 -o sc.h5");
   ASSERT_EQ(run.code, 0) << run.output;
   const std::string cmd = "/usr/bin/python3 '" + std::string(GMBD_SOURCE_DIR) + "/scripts/plot_ris.py' '" +
-                          (dir_ / "sc.h5").string() + "' '" + (dir_ / "sc.png").string() + "' 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe) != nullptr) out += buf.data();
-  const int status = pclose(pipe);
+                          (dir_ / "sc.h5").string() + "' '" + (dir_ / "sc.png").string() + "'";
+  const Result script = gmbd::test::run_command(cmd);
+  const std::string& out = script.output;
+  const int status = script.status;
   EXPECT_NE(WEXITSTATUS(status), 0);
   EXPECT_CONTAINS(out, "no /outputs dataset");
   EXPECT_FALSE(fs::exists(dir_ / "sc.png"));

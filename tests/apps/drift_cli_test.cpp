@@ -2,8 +2,6 @@
 // a run without DSC (message, exit code, rows kept) and `gmbd drift` over initial conditions.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <hdf5.h>
+#include "support/cli_runner.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -54,69 +52,11 @@ std::vector<CsvRow> read_csv(const fs::path& path) {
   return rows;
 }
 
-// Rows of /time and the string attribute "status" of a result file.
-long h5_rows_and_status(const std::string& path, std::string* status) {
-  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) return -1;
-  hid_t d = H5Dopen2(f, "time", H5P_DEFAULT);
-  hid_t s = H5Dget_space(d);
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(s, &n, nullptr);
-  hid_t a = H5Aopen(f, "status", H5P_DEFAULT);
-  hid_t t = H5Aget_type(a);
-  if (H5Tis_variable_str(t) > 0) {
-    char* value = nullptr;
-    hid_t mem = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mem, H5T_VARIABLE);
-    H5Tset_cset(mem, H5Tget_cset(t));
-    H5Aread(a, mem, &value);
-    *status = value ? value : "";
-    H5free_memory(value);
-    H5Tclose(mem);
-  } else {
-    std::string value(H5Tget_size(t), '\0');
-    H5Aread(a, t, value.data());
-    *status = value.c_str();
-  }
-  H5Tclose(t);
-  H5Aclose(a);
-  H5Sclose(s);
-  H5Dclose(d);
-  H5Fclose(f);
-  return static_cast<long>(n);
-}
+using gmbd::test::h5_rows;
 
-class DriftCli : public ::testing::Test {
+class DriftCli : public gmbd::test::GmbdCliTest {
  protected:
-  struct Result {
-    int code;
-    std::string output;  // stdout and stderr together
-  };
-
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("gmbd_drift_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result gmbd(const std::string& args) const {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" GMBD_EXE "' " + args + " 2>&1";
-    Result r{0, ""};
-    FILE* pipe = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (fgets(buf.data(), buf.size(), pipe) != nullptr) r.output += buf.data();
-    const int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-  }
-
-  static std::string example(const std::string& name) {
-    return std::string(GMBD_SOURCE_DIR) + "/examples/" + name;
-  }
-
-  fs::path dir_;
+  DriftCli() : GmbdCliTest("gmbd_drift_") {}
 };
 
 TEST_F(DriftCli, BaumgarteAloneOnTheLargeRisCaseStopsWithTheManifoldMessageAndKeepsRows) {
@@ -127,7 +67,7 @@ TEST_F(DriftCli, BaumgarteAloneOnTheLargeRisCaseStopsWithTheManifoldMessageAndKe
   EXPECT_HAS(r.output, "left the constraint manifold at t = ");
   EXPECT_HAS(r.output, "stabilization.max_residual = 0.01");
   std::string status;
-  const long rows = h5_rows_and_status((dir_ / "b.h5").string(), &status);
+  const long rows = h5_rows((dir_ / "b.h5").string(), &status);
   EXPECT_EQ(status.rfind("failed: left the constraint manifold at t = ", 0), 0u) << status;
   EXPECT_GT(rows, 10);   // measured 551 (5.5 s of 8)
   EXPECT_LT(rows, 801);

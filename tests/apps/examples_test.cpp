@@ -3,14 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "io/run_config.hpp"
+#include "support/cli_runner.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -29,20 +28,8 @@ std::vector<fs::path> example_files() {
   return files;
 }
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run(const std::string& cmd) {
-  Result r{0, ""};
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe) != nullptr) r.output += buf.data();
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = gmbd::test::CommandResult;
+using gmbd::test::run_command;
 
 TEST(Examples, EveryExampleRunsAFewOutputIntervals) {
   const auto files = example_files();
@@ -63,9 +50,9 @@ TEST(Examples, EveryExampleRunsAFewOutputIntervals) {
     const fs::path h5 = dir / (file.stem().string() + ".h5");
     const std::string cmd = "cd '" + dir.string() + "' && '" GMBD_EXE "' run '" + file.string() +
                             "' -o '" + h5.string() + "' --set time.end=" + end_text.str();
-    const Result info = run("'" GMBD_EXE "' info '" + file.string() + "'");
+    const Result info = run_command("'" GMBD_EXE "' info '" + file.string() + "'");
     EXPECT_EQ(info.code, 0) << info.output;
-    const Result r = run(cmd);
+    const Result r = run_command(cmd);
     EXPECT_EQ(r.code, 0) << cmd << "\n" << r.output;
     EXPECT_NE(r.output.find("completed"), std::string::npos) << r.output;
     EXPECT_TRUE(fs::exists(h5)) << h5;

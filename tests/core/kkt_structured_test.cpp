@@ -14,6 +14,7 @@
 #include "core/signal.hpp"
 #include "integrators/integrator.hpp"
 #include "models/ris_gplc.hpp"
+#include "support/ris_test_support.hpp"
 
 namespace gmbd {
 namespace {
@@ -39,13 +40,8 @@ class SineSignal final : public Signal {
   double amplitude_, omega_;
 };
 
-RisParameters damped_parameters() {
-  RisParameters p;
-  p.b0 = 0.08;  // rolling resistance: non-zero forces on the ball coordinates
-  p.b1 = 0.2;
-  p.dish.a4 = 0.002;
-  return p;
-}
+using test::damped_parameters;
+using test::random_ic;
 
 RisInputs floor_inputs(Variant variant) {
   RisInputs in;
@@ -112,19 +108,7 @@ TEST(KktStructured, EqualsDenseOnRandomRisStates) {
       expect_paths_agree(model, 0.37 * trial, q, v,
                          model.type() + " random trial " + std::to_string(trial));
       // Consistent states as an integration sees them.
-      RisInitialConditions ic;
-      ic.X = 0.1 * u(rng);
-      ic.Y = 0.1 * u(rng);
-      ic.theta = 0.1 * u(rng);
-      ic.Z = 0.01 * u(rng);
-      ic.X_dot = 0.5 * u(rng);
-      ic.Y_dot = 0.5 * u(rng);
-      ic.theta_dot = 0.5 * u(rng);
-      ic.Z_dot = 0.1 * u(rng);
-      for (size_t i = 0; i < 4; ++i) {
-        ic.offset_x[i] = 0.02 * u(rng);
-        ic.offset_y[i] = 0.02 * u(rng);
-      }
+      const RisInitialConditions ic = random_ic(rng);
       model.initial_state(ic, q, v);
       expect_paths_agree(model, 0.37 * trial, q, v,
                          model.type() + " consistent trial " + std::to_string(trial));

@@ -12,30 +12,14 @@
 #include "core/errors.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_csv_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);
@@ -61,7 +45,7 @@ ResultLayout small_layout(bool with_states, bool with_energy) {
 }
 
 TEST(CsvResultWriter, HeaderAndFullPrecisionValues) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string path = dir.file("r.csv");
   Vec q(2), v(2), lambda(1), none(0);
   {
@@ -88,7 +72,7 @@ TEST(CsvResultWriter, HeaderAndFullPrecisionValues) {
 }
 
 TEST(CsvResultWriter, StatesWithoutEnergyAndQuotedNames) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string path = dir.file("r.csv");
   ResultLayout layout;
   layout.coordinates = {"a,b", "say \"hi\""};
@@ -113,7 +97,7 @@ TEST(CsvResultWriter, StatesWithoutEnergyAndQuotedNames) {
 }
 
 TEST(CsvResultWriter, NonFiniteRowIsRejectedAndEarlierRowsKept) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string path = dir.file("nan.csv");
   Vec q(2), v(2), lambda(1), none(0);
   q << 1, 2;
@@ -144,7 +128,7 @@ TEST(CsvResultWriter, NonFiniteRowIsRejectedAndEarlierRowsKept) {
 }
 
 TEST(CsvResultWriter, UnwritablePathNamesThePath) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string path = dir.file("missing/r.csv");
   try {
     CsvResultWriter w(path, small_layout(false, false));
@@ -173,7 +157,7 @@ TEST(CsvResultWriter, DiskFullIsReported) {
 
 // ---- export ----------------------------------------------------------------------------------
 TEST(ExportHdf5ToCsv, EqualsWritingCsvDirectly) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string h5 = dir.file("r.h5"), direct = dir.file("direct.csv"), exported = dir.file("exported.csv");
   for (const bool states : {false, true}) {
     for (const bool energy : {false, true}) {
@@ -201,7 +185,7 @@ TEST(ExportHdf5ToCsv, EqualsWritingCsvDirectly) {
 }
 
 TEST(ExportHdf5ToCsv, InterruptedFileExportsItsFlushedRows) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string h5 = dir.file("r.h5"), copy = dir.file("copy.h5"), csv = dir.file("r.csv");
   const ResultLayout layout = small_layout(false, false);
   Vec q = Vec::Zero(2), v = Vec::Zero(2), lambda = Vec::Zero(1), none(0);
@@ -214,7 +198,7 @@ TEST(ExportHdf5ToCsv, InterruptedFileExportsItsFlushedRows) {
 }
 
 TEST(ExportHdf5ToCsv, Errors) {
-  TempDir dir;
+  const TempDir dir("gmbd_csv_");
   const std::string csv = dir.file("out.csv");
   const std::string missing = dir.file("none.h5");
   try {

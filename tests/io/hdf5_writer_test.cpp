@@ -14,30 +14,14 @@
 
 #include "core/errors.hpp"
 #include "io/hdf5_writer.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_h5_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 // ---- reading back with the C API -----------------------------------------------------------
 struct Data {
@@ -208,7 +192,7 @@ void expect_rows(const File& f, long n, Rows& rows) {
 
 // ---- tests ---------------------------------------------------------------------------------
 TEST(Hdf5ResultWriter, RoundTripOfValuesShapesAndAttributes) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("results.h5");
   Rows rows;
   const long n = 11;  // not a multiple of flush_rows: the last rows are written by close()
@@ -265,7 +249,7 @@ TEST(Hdf5ResultWriter, RoundTripOfValuesShapesAndAttributes) {
 }
 
 TEST(Hdf5ResultWriter, OptionalDatasetsAndNoConstraints) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("plain.h5");
   ResultLayout layout;
   layout.coordinates = {"x"};
@@ -291,7 +275,7 @@ TEST(Hdf5ResultWriter, OptionalDatasetsAndNoConstraints) {
 }
 
 TEST(Hdf5ResultWriter, ZeroRowsGiveEmptyDatasets) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("empty.h5");
   Hdf5ResultWriter(path, test_layout(), 8).close();
   const File f(path);
@@ -300,7 +284,7 @@ TEST(Hdf5ResultWriter, ZeroRowsGiveEmptyDatasets) {
 }
 
 TEST(Hdf5ResultWriter, FlushedRowsSurviveWithoutClose) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("open.h5");
   const std::string copy = dir.file("copy.h5");
   Rows rows;
@@ -325,7 +309,7 @@ TEST(Hdf5ResultWriter, FlushedRowsSurviveWithoutClose) {
 }
 
 TEST(Hdf5ResultWriter, KilledProcessKeepsFlushedRows) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("killed.h5");
   Rows rows;
   const pid_t child = fork();
@@ -350,7 +334,7 @@ TEST(Hdf5ResultWriter, KilledProcessKeepsFlushedRows) {
 }
 
 TEST(Hdf5ResultWriter, NonFiniteRowIsRejectedAndEarlierRowsKept) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("nan.h5");
   Rows rows;
   {
@@ -402,7 +386,7 @@ TEST(Hdf5ResultWriter, NonFiniteRowIsRejectedAndEarlierRowsKept) {
 }
 
 TEST(Hdf5ResultWriter, RowSizeMismatchIsAProgrammingError) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   Hdf5ResultWriter w(dir.file("size.h5"), test_layout(), 3);
   Vec q(2), v(3), lambda(2), z(1);
   q.setZero();
@@ -418,7 +402,7 @@ TEST(Hdf5ResultWriter, RowSizeMismatchIsAProgrammingError) {
 }
 
 TEST(Hdf5ResultWriter, UnwritablePathsNameThePathAndReason) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string missing = dir.file("no/such/dir/results.h5");
   try {
     Hdf5ResultWriter w(missing, test_layout());
@@ -455,7 +439,7 @@ TEST(Hdf5ResultWriter, UnwritablePathsNameThePathAndReason) {
 }
 
 TEST(Hdf5ResultWriter, MoveTransfersTheFile) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   Rows rows;
   Hdf5ResultWriter a(dir.file("a.h5"), test_layout(), 100);
   a.append(rows.row(0));
@@ -474,7 +458,7 @@ TEST(Hdf5ResultWriter, MoveTransfersTheFile) {
 }
 
 TEST(Hdf5ResultWriter, ManyRowsCompress) {
-  TempDir dir;
+  const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("big.h5");
   ResultLayout layout;
   layout.coordinates = {"x", "y"};

@@ -10,34 +10,14 @@
 
 #include "core/errors.hpp"
 #include "io/motion.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_motion_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 std::string csv_error(const std::string& path, const CsvMotionOptions& o) {
   try {
@@ -62,7 +42,7 @@ CsvMotionOptions time_in(int column, const std::string& units = "m/s^2") {
 }
 
 TEST(MotionCsv, CommaWithTimeColumnAndHeader) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const std::string p = dir.write("a.csv",
                                   "# recorded on the 3rd floor\n"
                                   "time,ax,ay\n"
@@ -88,7 +68,7 @@ TEST(MotionCsv, CommaWithTimeColumnAndHeader) {
 }
 
 TEST(MotionCsv, WhitespaceSemicolonFixedDtColumnsAndCrlf) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   CsvMotionOptions o;
   o.dt = 0.005;
   o.units = "g";
@@ -119,7 +99,7 @@ TEST(MotionCsv, WhitespaceSemicolonFixedDtColumnsAndCrlf) {
 
 // Header labels follow the component conventions of the recorded formats.
 TEST(MotionCsv, HeaderLabelsSetOrientation) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const auto ch = read_csv_motion(
       dir.write("o.csv",
                 "t, N45E, S30W, 171 deg, up, DWN, H1, HNE\n0,1,1,1,1,1,1,1\n1,2,2,2,2,2,2,2\n"),
@@ -138,7 +118,7 @@ TEST(MotionCsv, HeaderLabelsSetOrientation) {
 }
 
 TEST(MotionCsv, MalformedInputNamesFileAndLine) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const auto expect = [&](const std::string& content, const CsvMotionOptions& o,
                           const std::string& where, const std::string& part) {
     const std::string p = dir.write("bad.csv", content);

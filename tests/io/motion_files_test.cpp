@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "io/motion.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
@@ -45,28 +46,7 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_motion_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 // Line-ending conversions used to check that CRLF and LF files read identically.
 std::string to_lf(const std::string& s) {
@@ -270,7 +250,7 @@ TEST(MotionFiles, ExplicitFormatEqualsDetection) {
 // CRLF files (AT2 and V2 are CRLF as distributed) read the same as LF, and LF files converted
 // to CRLF read the same as the originals; trailing 0x1A bytes are ignored.
 TEST(MotionFiles, LineEndingsAndDosEofDoNotMatter) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const char* files[] = {"NP1103_Berkeley2018_1103.HN2.NP.RE_a.smc",
                          "CE89486_Fortuna_Ferndale2022_3ch.v2", "AK_BMR_Anchorage2018_BNZ.V2c",
                          "RSN57_SFERN_ORRDWN.AT2"};
@@ -294,7 +274,7 @@ TEST(MotionFiles, LineEndingsAndDosEofDoNotMatter) {
 
 // PEER header variants: no comma, filter text appended, numbers first (older PEER files).
 TEST(MotionFiles, PeerAt2HeaderVariants) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const std::string original = to_lf(slurp(motion("RSN57_SFERN_ORR291.AT2")));
   const auto ref = read_motion_file(motion("RSN57_SFERN_ORR291.AT2"))[0];
   const size_t l4 = original.find("NPTS=");
@@ -315,7 +295,7 @@ TEST(MotionFiles, PeerAt2HeaderVariants) {
 // The older upper-case CSMIP layout: "(UNITS: CM/SEC/SEC)" on the data header, possibly no
 // format statement (8F10 assumed), 0x1A at the end.
 TEST(MotionFiles, CsmipV2UpperCaseLayout) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const std::string original = to_lf(slurp(motion("CE89486_Fortuna_Ferndale2022_3ch.v2")));
   const auto ref = read_motion_file(motion("CE89486_Fortuna_Ferndale2022_3ch.v2"));
   std::istringstream in(original);

@@ -11,34 +11,14 @@
 
 #include "core/errors.hpp"
 #include "io/motion.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_motion_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 std::string fmt(const char* f, double x) {
   char buf[64];
@@ -89,7 +69,7 @@ std::string v2_channel(int chan, const std::string& chan_text, int orientation,
 }
 
 TEST(MotionLayout, CsmipV2ChannelsOfDifferentLengthsAndTouchingFields) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const std::vector<double> a1 = {-12.6262, 1.171726, -99.999999, 45.1, -0.25};
   const std::vector<double> a2 = {1, -2, 3, -4, 5, -6, 7, -8, -10.5, -11.25, 12.125};
   const std::vector<double> a3 = {0.5, -0.5};
@@ -131,7 +111,7 @@ std::string join(const std::vector<std::string>& lines) {
 }
 
 TEST(MotionLayout, UsgsSmcOrientation) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   auto l = lines_of("NP1103_Berkeley2018_1103.HN2.NP.RE_a.smc");
   const auto ref = read_motion_file(dir.write("ref.smc", join(l)))[0];
   const auto read = [&](const std::vector<std::string>& lines) {
@@ -159,7 +139,7 @@ TEST(MotionLayout, UsgsSmcOrientation) {
 }
 
 TEST(MotionLayout, CosmosOrientationCodes) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   auto l = lines_of("AK_BMR_Anchorage2018_BNZ.V2c");
   const auto ref = read_motion_file(dir.write("ref.V2c", join(l)))[0];
   const auto with_code = [&](const char* code) {

@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "io/motion.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
@@ -51,29 +52,7 @@ void put(std::vector<std::string>& lines, size_t line, size_t col, const std::st
   l.replace(col, text.size(), text);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_motion_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& content) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 // The message of the InputError thrown by reading `path`; fails the test on success or on any
 // other exception.
@@ -110,15 +89,15 @@ void expect_error(const TempDir& dir, const std::string& content, size_t line,
 // ---------------------------------------------------------------------------------------------
 
 TEST(MotionMalformed, MissingEmptyAndBinaryFiles) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   {
-    const std::string p = dir.path("does_not_exist.AT2");
+    const std::string p = dir.file("does_not_exist.AT2");
     const std::string msg = error_reading(p);
     EXPECT_NE(msg.find(p), std::string::npos) << msg;
     EXPECT_NE(msg.find("no such file"), std::string::npos) << msg;
   }
   {
-    const std::string msg = error_reading(dir.path(""));
+    const std::string msg = error_reading(dir.file(""));
     EXPECT_NE(msg.find("expected a regular file"), std::string::npos) << msg;
   }
   expect_error(dir, "", 1, {"empty file"});
@@ -135,7 +114,7 @@ TEST(MotionMalformed, MissingEmptyAndBinaryFiles) {
 }
 
 TEST(MotionMalformed, PeerAt2) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const auto ref = lines_of("RSN57_SFERN_ORR021.AT2");  // 4 header lines, 1237 data lines
   ASSERT_EQ(ref.size(), 1241u);
   // Truncated: 1000 lines hold 996·5 = 4980 values.
@@ -175,7 +154,7 @@ TEST(MotionMalformed, PeerAt2) {
 }
 
 TEST(MotionMalformed, UsgsSmc) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const auto ref = lines_of("NP1103_Berkeley2018_1103.HN2.NP.RE_a.smc");
   ASSERT_EQ(ref.size(), 1061u);  // 11 + 6 + 10 + 9 comment lines + 1025 data lines
   // Truncated data: 600 lines hold (600 − 36)·8 = 4512 values.
@@ -213,7 +192,7 @@ TEST(MotionMalformed, UsgsSmc) {
 }
 
 TEST(MotionMalformed, CosmosV120) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const auto ref = lines_of("AK_BMR_Anchorage2018_BNZ.V2c");
   ASSERT_EQ(ref.size(), 42054u);  // 53 header lines, 42000 values, End-of-data
   // Truncated: 30000 lines hold 29947 values.
@@ -262,7 +241,7 @@ TEST(MotionMalformed, CosmosV120) {
 }
 
 TEST(MotionMalformed, CsmipV2) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   const auto ref = lines_of("CE89486_Fortuna_Ferndale2022_3ch.v2");
   ASSERT_EQ(ref.size(), 11514u);
   // Truncated inside channel 2's acceleration (its data start at line 3885): 4500 lines hold
@@ -319,7 +298,7 @@ TEST(MotionMalformed, CsmipV2) {
 // Absurd header counts are checked against the file before anything is allocated for them; a
 // file without line breaks is one long line, not a hang.
 TEST(MotionMalformed, HugeCountsAndOneLineFiles) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   auto at2 = lines_of("RSN57_SFERN_ORR021.AT2");
   at2[3] = "NPTS= 1999999999, DT=   .0100 SEC,";
   expect_error(dir, join(at2), 1241, {"truncated", "1999999999"});
@@ -354,7 +333,7 @@ TEST(MotionMalformed, HugeCountsAndOneLineFiles) {
 // Random truncations and byte corruptions of every real file: each read either succeeds with
 // finite values or throws InputError — never another exception, a crash or a hang.
 TEST(MotionMalformed, RandomDamageGivesInputErrorOrFiniteData) {
-  TempDir dir;
+  const TempDir dir("gmbd_motion_");
   std::mt19937_64 rng(20240521);
   const char* files[] = {"NP1103_Berkeley2018_1103.HN2.NP.RE_a.smc",
                          "CE89486_Fortuna_Ferndale2022_3ch.v2", "AK_BMR_Anchorage2018_BNZ.V2c",

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "io/run_config.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
@@ -59,29 +60,7 @@ std::string parse_error(const std::string& yaml, const std::vector<std::string>&
   return expect_input_error([&] { parse_run_config(yaml, "run.yaml", overrides); }, parts);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::path(::testing::TempDir()) /
-            (std::string("gmbd_io_") + info->test_suite_name() + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path file(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 // ---- the documented example ----------------------------------------------------------------
 TEST(RunConfig, ParsesTheDocumentedExample) {
@@ -206,8 +185,8 @@ TEST(RunConfig, InitialOverridesKeepFileOrder) {
 
 // ---- files ---------------------------------------------------------------------------------
 TEST(RunConfig, LoadsAFileAndNamesTheRunAfterIt) {
-  TempDir dir;
-  const auto path = dir.file("my_run.yaml", kMinimal);
+  const TempDir dir("gmbd_io_");
+  const fs::path path = dir.write("my_run.yaml", kMinimal);
   const RunConfig c = load_run_config(path.string(), {"time.end=3"});
   EXPECT_EQ(c.source, path.string());
   EXPECT_EQ(c.name, "my_run");
@@ -215,15 +194,15 @@ TEST(RunConfig, LoadsAFileAndNamesTheRunAfterIt) {
 }
 
 TEST(RunConfig, MissingFileNamesThePath) {
-  TempDir dir;
+  const TempDir dir("gmbd_io_");
   const std::string path = (dir.path() / "nope.yaml").string();
   expect_input_error([&] { load_run_config(path); }, {path, "not found"});
   expect_input_error([&] { load_run_config(dir.path().string()); }, {dir.path().string(), "directory"});
 }
 
 TEST(RunConfig, FileErrorsNameTheFile) {
-  TempDir dir;
-  const auto path = dir.file("bad.yaml", std::string(kMinimal) + "integrator: {dt: fast}\n");
+  const TempDir dir("gmbd_io_");
+  const fs::path path = dir.write("bad.yaml", std::string(kMinimal) + "integrator: {dt: fast}\n");
   expect_input_error([&] { load_run_config(path.string()); },
                      {"integrator.dt: expected a number, got 'fast' (" + path.string() + " line 2)"});
 }

@@ -13,20 +13,14 @@
 #include "core/kkt.hpp"
 #include "models/mirror.hpp"
 #include "models/mirror_linear.hpp"
+#include "support/mirror_test_support.hpp"
 
 namespace gmbd {
 namespace {
 
 using Complex = std::complex<double>;
 
-MirrorParameters mirror_parameters(MirrorControl control, double F0) {
-  MirrorParameters p;
-  p.control = control;
-  p.F0 = F0;
-  p.current_step = {0.0, 0.0, 0.0};
-  p.voltage_step = {0.0, 0.0, 0.0};
-  return p;
-}
+using test::mirror_parameters;
 
 template <class ModelT>
 ManifoldLinearization linearize(const MirrorParameters& p) {

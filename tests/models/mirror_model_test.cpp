@@ -18,6 +18,7 @@
 #include "models/registry.hpp"
 #include "support/autodiff.hpp"
 #include "support/derivative_checks.hpp"
+#include "support/mirror_test_support.hpp"
 #include "support/reference_projection.hpp"
 
 namespace gmbd {
@@ -25,14 +26,7 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-MirrorParameters mirror_parameters(MirrorControl control, double F0 = 0.5) {
-  MirrorParameters p;
-  p.control = control;
-  p.F0 = F0;
-  p.current_step = {0.0, 0.0, 0.0};
-  p.voltage_step = {0.0, 0.0, 0.0};
-  return p;
-}
+using test::mirror_parameters;
 
 template <class ModelT>
 std::unique_ptr<ModelT> make(const MirrorParameters& p) {

@@ -21,6 +21,7 @@
 #include "models/ris_lagrange.hpp"
 #include "support/autodiff.hpp"
 #include "support/derivative_checks.hpp"
+#include "support/ris_test_support.hpp"
 
 namespace gmbd {
 namespace {
@@ -48,32 +49,8 @@ RisInputs constant_inputs(double ax, double ay, double az) {
   return in;
 }
 
-/// Random initial conditions with balls off the midway point (|X|, |Y| ≤ 0.1 m, |θ| ≤ 0.1 rad).
-RisInitialConditions random_ic(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  RisInitialConditions ic;
-  ic.X = 0.1 * u(rng);
-  ic.Y = 0.1 * u(rng);
-  ic.theta = 0.1 * u(rng);
-  ic.Z = 0.01 * u(rng);
-  ic.X_dot = 0.5 * u(rng);
-  ic.Y_dot = 0.5 * u(rng);
-  ic.theta_dot = 0.5 * u(rng);
-  ic.Z_dot = 0.1 * u(rng);
-  for (size_t i = 0; i < 4; ++i) {
-    ic.offset_x[i] = 0.02 * u(rng);
-    ic.offset_y[i] = 0.02 * u(rng);
-  }
-  return ic;
-}
-
-RisParameters damped_parameters() {
-  RisParameters p;
-  p.b0 = 0.08;
-  p.b1 = 0.2;
-  p.dish.a4 = 0.002;  // exercise the lip term too
-  return p;
-}
+using test::damped_parameters;
+using test::random_ic;
 
 // ---- dish profile -------------------------------------------------------------------------------
 

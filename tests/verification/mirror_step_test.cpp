@@ -14,25 +14,20 @@
 #include "io/simulation.hpp"
 #include "models/mirror.hpp"
 #include "models/mirror_linear.hpp"
+#include "support/output_trace.hpp"
 
 namespace gmbd {
 namespace {
 
-struct MirrorTrace {
-  std::vector<double> t;
-  std::vector<Vec> q, v, lambda, z;
+struct MirrorTrace : test::StateTrace {
+  std::vector<Vec> z;
   double max_residual = 0.0;
 };
 
 RunSummary run_mirror(const std::string& yaml, MirrorTrace* trace,
                       const std::vector<std::string>& overrides = {}) {
-  const RunConfig config = parse_run_config(yaml, "<mirror test>", overrides);
-  const PreparedRun run = prepare_run(config);
-  return integrate(run, [&](const OutputSample& s) {
-    trace->t.push_back(s.time);
-    trace->q.emplace_back(s.q);
-    trace->v.emplace_back(s.v);
-    trace->lambda.emplace_back(s.lambda);
+  return test::run_yaml(yaml, "<mirror test>", overrides, [&](const OutputSample& s) {
+    trace->record(s);
     trace->z.emplace_back(s.z);
     trace->max_residual = std::max(trace->max_residual, s.residual_position);
   });
@@ -178,12 +173,7 @@ TEST(MirrorStep, ExampleRunFilesShowWhatTheySay) {
   const auto load = [&](const char* name, const std::vector<std::string>& overrides) {
     MirrorTrace tr;
     const PreparedRun run = prepare_run(load_run_config(dir + name, overrides));
-    const auto s = integrate(run, [&](const OutputSample& x) {
-      tr.t.push_back(x.time);
-      tr.q.emplace_back(x.q);
-      tr.v.emplace_back(x.v);
-      tr.lambda.emplace_back(x.lambda);
-    });
+    const auto s = integrate(run, [&](const OutputSample& x) { tr.record(x); });
     EXPECT_TRUE(s.completed) << name << ": " << s.failure;
     return tr;
   };

@@ -14,12 +14,14 @@
 
 #include "constraints/stabilized_dynamics.hpp"
 #include "integrators/integrator.hpp"
+#include "io/motion.hpp"
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
 #include "models/registry.hpp"
 #include "models/ris.hpp"
 #include "models/ris_gplc.hpp"
 #include "models/ris_lagrange.hpp"
+#include "support/ris_test_support.hpp"
 
 namespace gmbd {
 namespace {
@@ -163,18 +165,14 @@ class SineBurst final : public Signal {
   double A_, f_, T_, phase_;
 };
 
-/// Gaussian white noise through 1/(τ s + 1), exactly discretised on a grid Δ and scaled to a
-/// stationary standard deviation σ: y_(k+1) = α y_k + σ √(1 − α²) ξ_k, α = e^(−Δ/τ), y_0 = 0
-/// (unit-intensity noise would give σ = 1/√(2τ) = 2.24 m/s² at τ = 0.1 s: drifts of ~1 m).
+/// Gaussian white noise through 1/(τ s + 1), exactly discretised on a grid Δ (the library's
+/// synthetic_filtered_noise, y_0 = 0, samples up to t_end + Δ) and scaled from its stationary
+/// standard deviation 1/√(2τ) to σ (unit-intensity noise would give σ = 2.24 m/s² at
+/// τ = 0.1 s: drifts of ~1 m).
 std::shared_ptr<const Signal> filtered_noise(unsigned seed, double tau, double dt, double t_end,
                                              double stationary_std) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> xi(0.0, 1.0);
-  const double alpha = std::exp(-dt / tau);
-  const double sigma = std::sqrt(1.0 - alpha * alpha) * stationary_std;
-  std::vector<double> y(static_cast<size_t>(std::lround(t_end / dt)) + 2, 0.0);
-  for (size_t k = 1; k < y.size(); ++k) y[k] = alpha * y[k - 1] + sigma * xi(rng);
-  return std::make_shared<SampledSignal>(0.0, dt, std::move(y), "filtered noise");
+  return to_signal(synthetic_filtered_noise(seed, t_end + dt, dt, tau),
+                   stationary_std * std::sqrt(2.0 * tau));
 }
 
 struct Peaks {
@@ -503,16 +501,14 @@ TEST(RisVerification, PeakResponsesOverRandomInitialConditionsAgree) {
   const int runs = kSanitized ? 5 : 50;
   const double end = kSanitized ? 3.0 : 5.0;
   std::mt19937 rng(2024);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<Peaks> pg, pl;
   for (int run = 0; run < runs; ++run) {
-    RisInitialConditions ic;
-    ic.X = 0.05 * u(rng);
-    ic.Y = 0.05 * u(rng);
-    ic.theta = 0.05 * u(rng);
-    ic.X_dot = 0.4 * u(rng);
-    ic.Y_dot = 0.4 * u(rng);
-    ic.theta_dot = 0.4 * u(rng);
+    const RisInitialConditions ic = test::random_ic(rng, {.position = 0.05,
+                                                          .angle = 0.05,
+                                                          .velocity = 0.4,
+                                                          .angular_velocity = 0.4,
+                                                          .vertical = false,
+                                                          .offsets = false});
     const BuiltModel gplc = build("ris_xytheta", ic, {});
     const BuiltModel le = build("ris_lagrange", ic, {});
     const Trace tg = simulate(*gplc.model, gplc.q0, gplc.v0, rk4(0.005), true, end, 0.005);

@@ -13,6 +13,7 @@
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
 #include "models/pendulum_exact.hpp"
+#include "support/output_trace.hpp"
 #include "verification/sundials_slider_crank_model.hpp"
 
 namespace gmbd {
@@ -32,10 +33,8 @@ struct Trace {
 };
 
 Trace simulate(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
-  const RunConfig config = parse_run_config(yaml, "<test>", overrides);
-  const PreparedRun run = prepare_run(config);
   Trace tr;
-  tr.summary = integrate(run, [&](const OutputSample& s) {
+  tr.summary = test::run_yaml(yaml, "<test>", overrides, [&](const OutputSample& s) {
     tr.t.push_back(s.time);
     tr.q.emplace_back(s.q);
     tr.v.emplace_back(s.v);

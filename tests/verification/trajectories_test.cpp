@@ -10,25 +10,19 @@
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
 #include "models/pendulum_exact.hpp"
+#include "support/output_trace.hpp"
 
 namespace gmbd {
 namespace {
 
-struct Trace {
-  std::vector<double> t;
-  std::vector<Vec> q, v, lambda;
+struct Trace : test::StateTrace {
   std::vector<double> residual, correction, energy;
 };
 
 RunSummary simulate(const std::string& yaml, Trace* trace,
                     const std::vector<std::string>& overrides = {}) {
-  const RunConfig config = parse_run_config(yaml, "<test>", overrides);
-  const PreparedRun run = prepare_run(config);
-  return integrate(run, [&](const OutputSample& s) {
-    trace->t.push_back(s.time);
-    trace->q.emplace_back(s.q);
-    trace->v.emplace_back(s.v);
-    trace->lambda.emplace_back(s.lambda);
+  return test::run_yaml(yaml, "<test>", overrides, [&](const OutputSample& s) {
+    trace->record(s);
     trace->residual.push_back(s.residual_position);
     trace->correction.push_back(s.correction);
     trace->energy.push_back(s.energy);
