@@ -486,17 +486,59 @@ class Reader {
 // ============================================================================================
 // Sections
 // ============================================================================================
+/// `model.parameters` of a model-file run: each entry replaces a parameter's expression
+/// (`L: 2*a`), scales it (`L: {scale: 2}`) or increments it (`L: {increment: 0.1}`).
+void read_model_file_changes(const Reader& r, const YAML::Node& parameters, RunConfig& config) {
+  const std::string path = "model.parameters";
+  for (const auto& [key, value] : r.mapping(parameters, path,
+                                            "a mapping of parameter names to values, {scale: …} or {increment: …}")) {
+    const std::string name = key.Scalar();
+    const std::string param_path = path + "." + name;
+    ParameterChange change;
+    change.name = name;
+    change.source = r.where(value, param_path);
+    if (value.IsScalar()) {
+      change.kind = ParameterChange::Kind::kValue;
+      change.expression = value.Scalar();
+    } else if (value.IsMap() && value.size() == 1) {
+      const std::string op = value.begin()->first.Scalar();
+      const YAML::Node operand = value.begin()->second;
+      if (!operand.IsScalar())
+        r.fail(operand, param_path + "." + op, "expected a number or expression, got " + describe(operand));
+      if (op == "scale") change.kind = ParameterChange::Kind::kScale;
+      else if (op == "increment") change.kind = ParameterChange::Kind::kIncrement;
+      else if (op == "value") change.kind = ParameterChange::Kind::kValue;
+      else r.fail(value, param_path, "expected {value: …}, {scale: …} or {increment: …}, got '" + op + "'");
+      change.expression = operand.Scalar();
+    } else {
+      r.fail(value, param_path,
+             "expected a number/expression, {scale: …} or {increment: …}, got " + describe(value));
+    }
+    config.model_changes.push_back(std::move(change));
+  }
+}
+
 void read_model(const Reader& r, const YAML::Node* node, RunConfig& config) {
   if (node == nullptr) {
     throw InputError(
         "model: missing required section (expected a mapping with 'type' naming a catalogue "
-        "model and optional 'parameters') (" + config.source + ")");
+        "model or 'file' naming a model file, and optional 'parameters') (" + config.source + ")");
   }
-  const auto s = r.section(*node, "model", {"type", "parameters"});
+  const auto s = r.section(*node, "model", {"type", "file", "parameters"});
   const YAML::Node* type = s.get("type");
-  if (type == nullptr) {
+  const YAML::Node* file = s.get("file");
+  if (type != nullptr && file != nullptr)
+    r.fail(*node, "model", "give either 'type' (a catalogue model) or 'file' (a model file), not both");
+  if (type == nullptr && file == nullptr) {
     r.fail(*node, "model.type",
-           "missing (expected the catalogue name of a model, e.g. 'nlink_pendulum_cartesian')");
+           "missing (expected the catalogue name of a model, e.g. 'nlink_pendulum_cartesian', "
+           "or model.file naming a model file)");
+  }
+  if (file != nullptr) {
+    const std::string name = trim(r.string(*file, "model.file", "the path of a model file", false));
+    config.model_file = name;  // load_run_config resolves it against the run file's folder
+    if (const YAML::Node* parameters = s.get("parameters")) read_model_file_changes(r, *parameters, config);
+    return;
   }
   config.model = trim(r.string(*type, "model.type", "the catalogue name of a model", false));
 
@@ -854,6 +896,10 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
   if (in.bad()) throw InputError("run file '" + path + "': read error");
   RunConfig config = parse_run_config(text.str(), path, overrides);
   config.base_directory = std::filesystem::path(path).parent_path().string();
+  if (!config.model_file.empty() && std::filesystem::path(config.model_file).is_relative() &&
+      !config.base_directory.empty())
+    config.model_file =
+        (std::filesystem::path(config.base_directory) / config.model_file).lexically_normal().string();
   return config;
 }
 

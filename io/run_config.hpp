@@ -9,6 +9,7 @@
 
 #include "core/parameters.hpp"
 #include "integrators/integrator.hpp"
+#include "io/model_file.hpp"
 
 namespace YAML {
 class Node;
@@ -77,8 +78,12 @@ struct RunConfig {
   std::string source;          ///< file name (or "<string>") used in error messages
   std::string name;            ///< run name (default: file stem, "run" for a string)
   std::string description;     ///< optional free text
-  std::string model;           ///< catalogue name
+  std::string model;           ///< catalogue name (empty when model_file is set)
   ParameterValues parameters;  ///< as given (not resolved); a scalar is a list of one
+  /// `model: {file: …}`: the model file (path as resolved against the run file's directory)
+  /// and the parameter changes the run file and --set make to it (value, scale, increment).
+  std::string model_file;
+  std::vector<ParameterChange> model_changes;
   InitialConfig initial;
   IntegratorOptions integrator;
   StabilizationConfig stabilization;

@@ -17,6 +17,7 @@
 #include "gmbd/version.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
+#include "io/model_builder.hpp"
 #include "io/motion.hpp"
 
 namespace gmbd {
@@ -241,8 +242,7 @@ PreparedRun prepare_run(const RunConfig& config) {
       run.input_sample_interval = interval;
     }
   }
-  run.built = build_model(config.model, config.parameters, config.source + ": model.parameters",
-                          inputs);
+  run.built = build_run_model(config, inputs);
   const Model& model = *run.built.model;
   run.stabilization = StabilizationOptions::from_name(config.stabilization.method);
   run.stabilization.gains = {config.stabilization.alpha, config.stabilization.beta,
@@ -265,7 +265,7 @@ PreparedRun prepare_run(const RunConfig& config) {
   if (run.initial_residual > config.initial.tolerance) {
     double worst = 0.0;
     const std::string where = worst_constraint(model, t0, q, v, &worst);
-    if (!config.initial.project) {
+    if (!config.initial.project && !run.built.project_initial_state) {
       std::ostringstream msg;
       msg << config.source << ": initial state is inconsistent: " << where << " is " << worst
           << " (expected |residual| ≤ initial.tolerance = " << config.initial.tolerance
@@ -449,6 +449,16 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
   }
   for (const auto& [name, value] : model.parameter_record()) {
     layout.numeric_attributes.emplace_back("parameter." + name, value);
+  }
+  if (run.built.file) {
+    const ModelFileSpec& file = *run.built.file;
+    layout.string_attributes.emplace_back("model_file", file.source);
+    layout.string_attributes.emplace_back("model_file_text", file.text);
+    for (const auto& p : file.parameters.entries())
+      layout.string_attributes.emplace_back("parameter_origin." + p.name,
+                                            std::string(to_string(p.origin)) +
+                                                (p.origin_detail.empty() ? "" : ": " + p.origin_detail) +
+                                                " (" + p.expression + ")");
   }
   return layout;
 }

@@ -14,6 +14,8 @@
 
 namespace gmbd {
 
+struct ModelFileSpec;
+
 struct ModelInfo {
   std::string name;
   std::string description;
@@ -40,6 +42,11 @@ struct BuiltModel {
   std::unique_ptr<Model> model;
   ParameterValues parameters;
   Vec q0, v0;
+  /// Set when the model came from a model file: its text and resolved parameters (metadata,
+  /// `gmbd info`).
+  std::shared_ptr<const ModelFileSpec> file;
+  /// True when q0, v0 came from the model file and must be projected onto the constraints.
+  bool project_initial_state = false;
 };
 /// Resolves `given` against the model's specs and builds it; `context` prefixes errors.
 BuiltModel build_model(std::string_view name, const ParameterValues& given,

@@ -17,6 +17,7 @@
 
 #include "core/errors.hpp"
 #include "io/csv_writer.hpp"
+#include "io/model_builder.hpp"
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
 #include "models/registry.hpp"
@@ -187,6 +188,7 @@ std::vector<double> file_value(const RunConfig& base, const std::string& key) {
   if (key.rfind(param, 0) == 0) {
     const std::string name = key.substr(param.size());
     if (auto it = base.parameters.find(name); it != base.parameters.end()) return it->second;
+    if (!base.model_file.empty()) return {};  // model-file parameters: give a range
     for (const auto& spec : find_model(base.model).parameters) {
       if (spec.name == name) return spec.default_value;
     }
@@ -244,7 +246,8 @@ std::vector<VariedValue> default_varied_values(const RunConfig& base) {
   std::vector<std::string> keys;
   for (const auto& [name, value] : base.initial.q) keys.push_back("initial.q." + name);
   for (const auto& [name, value] : base.initial.v) keys.push_back("initial.v." + name);
-  for (const auto& spec : find_model(base.model).parameters) {
+  const std::vector<ParameterSpec> no_specs;
+  for (const auto& spec : base.model_file.empty() ? find_model(base.model).parameters : no_specs) {
     if (base.parameters.count(spec.name) && spec.initial_condition) {
       keys.push_back("model.parameters." + spec.name);
     }
@@ -479,7 +482,7 @@ int info_command(const InfoArgs& args) {
     built = build_model(args.model, {}, "--model " + args.model);
   } else if (!args.file.empty()) {
     const RunConfig config = load_run_config(args.file, args.overrides);
-    built = build_model(config.model, config.parameters, config.source + ": model.parameters");
+    built = build_run_model(config, {});
   } else {
     throw InputError("info: give a run file or --model NAME");
   }
@@ -503,7 +506,16 @@ int info_command(const InfoArgs& args) {
   }
   for (const auto& s : m.states()) std::cout << fmt::format("  state {} [{}]\n", s.name, s.unit);
   std::cout << "  parameters:\n";
-  for (const auto& [name, value] : m.parameter_record()) std::cout << fmt::format("    {:<16} {:.9g}\n", name, value);
+  if (built.file) {
+    // Model files: final value, defining expression and where the value came from.
+    std::cout << "    (model file " << built.file->source << ")\n";
+    for (const auto& p : built.file->parameters.entries()) {
+      std::cout << fmt::format("    {:<16} {:<14.9g} = {:<24} [{}{}]\n", p.name, p.value, p.expression,
+                               to_string(p.origin), p.origin_detail.empty() ? "" : ": " + p.origin_detail);
+    }
+  } else {
+    for (const auto& [name, value] : m.parameter_record()) std::cout << fmt::format("    {:<16} {:.9g}\n", name, value);
+  }
   std::cout << "  energy: " << (m.has_energy() ? (m.conserves_energy() ? "defined, conserved" : "defined, not conserved") : "not defined") << "\n";
   return kOk;
 }

@@ -329,7 +329,7 @@ TEST(RunConfigErrors, UnknownKeyInASection) {
               {"stabilization.dsc.tol", "tolerance, max_iterations, mode, explicit", "line 2"});
   parse_error(std::string(kMinimal) + "output: {h5: r.h5}\n", {"output.h5", "hdf5, csv, flush_rows", "line 2"});
   parse_error(std::string(kMinimal) + "initial: {x: {}}\n", {"initial.x", "q, v, project, tolerance", "line 2"});
-  parse_error("model: {type: m, params: {}}\n", {"model.params", "type, parameters", "did you mean 'parameters'"});
+  parse_error("model: {type: m, params: {}}\n", {"model.params", "type, file, parameters", "did you mean 'parameters'"});
 }
 
 TEST(RunConfigErrors, DuplicateKeys) {

@@ -1,0 +1,299 @@
+// AssembledModel: coordinate bookkeeping, gather/scatter of element contributions, the
+// uniform inertial field of an accelerating ground, energy and the massless-coordinate check.
+#include "elements/assembly.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace gmbd::elements {
+
+namespace {
+constexpr int kLocalMatrix = kMaxLocalCoordinates * kMaxLocalCoordinates;
+
+int translations(const Body& b) {
+  return (b.kind == BodyKind::kPoint2 || b.kind == BodyKind::kPlanar) ? 2 : 3;
+}
+}  // namespace
+
+AssembledModel::AssembledModel(std::string type_name, int dimension)
+    : type_(std::move(type_name)), dimension_(dimension) {
+  if (dimension != 2 && dimension != 3)
+    throw InputError("dimension: expected 2 or 3, got " + std::to_string(dimension));
+}
+
+void AssembledModel::require_building(const char* method) const {
+  if (finalized_)
+    throw std::logic_error(std::string("AssembledModel::") + method + ": the model is finalized");
+}
+
+int AssembledModel::add_body(Body body) {
+  require_building("add_body");
+  if (!elements_.empty())
+    throw std::logic_error("AssembledModel::add_body: bodies must precede elements");
+  body.first = nq();
+  const auto names = body.coordinate_names();
+  const auto units = body.coordinate_units();
+  for (size_t i = 0; i < names.size(); ++i) add_coordinate(body.name + "." + names[i], units[i]);
+  bodies_.push_back(std::move(body));
+  return static_cast<int>(bodies_.size()) - 1;
+}
+
+int AssembledModel::add_float_coordinate(const std::string& point_name) {
+  require_building("add_float_coordinate");
+  if (!elements_.empty())
+    throw std::logic_error("AssembledModel::add_float_coordinate: floats must precede elements");
+  const int index = add_coordinate(point_name + ".s", "m");
+  float_coordinates_.push_back(index);
+  return index;
+}
+
+int AssembledModel::add_point(PointDef point) {
+  require_building("add_point");
+  points_.push_back(std::move(point));
+  return static_cast<int>(points_.size()) - 1;
+}
+
+void AssembledModel::set_ground_acceleration(std::shared_ptr<const Signal> ax,
+                                             std::shared_ptr<const Signal> ay,
+                                             std::shared_ptr<const Signal> az) {
+  require_building("set_ground_acceleration");
+  ground_acceleration_[0] = std::move(ax);
+  ground_acceleration_[1] = std::move(ay);
+  ground_acceleration_[2] = std::move(az);
+}
+
+void AssembledModel::add_element(std::unique_ptr<Element> element) {
+  require_building("add_element");
+  Slot slot;
+  slot.holonomic_row = n_holonomic();
+  for (const auto& row : element->holonomic_rows())
+    add_holonomic(row.empty() ? element->name() : element->name() + "." + row);
+  if (!element->nonholonomic_rows().empty())
+    throw InputError("element '" + element->name() +
+                     "': non-holonomic elements are not supported by this assembly yet");
+  slots_.push_back(slot);
+  elements_.push_back(std::move(element));
+}
+
+void AssembledModel::set_independent(const std::vector<std::string>& coordinate_names) {
+  weights_.assign(static_cast<size_t>(nq()), 1.0);
+  for (const auto& name : coordinate_names) weights_[static_cast<size_t>(coordinate_index(name))] = 0.0;
+}
+
+int AssembledModel::body_index(const std::string& name) const {
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    if (bodies_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int AssembledModel::point_index(const std::string& name) const {
+  for (size_t i = 0; i < points_.size(); ++i)
+    if (points_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+Vec3<double> AssembledModel::point_position(int point, CVec q) const {
+  LocalCoordinates local;
+  const PointBinding binding = local.bind(points_[static_cast<size_t>(point)], bodies_, ground_);
+  double x[kMaxLocalCoordinates];
+  for (size_t i = 0; i < local.global().size(); ++i) x[i] = q(local.global()[i]);
+  return binding.position(x);
+}
+
+void AssembledModel::finalize() {
+  require_building("finalize");
+  if (weights_.empty()) weights_.assign(static_cast<size_t>(nq()), 1.0);
+  // A coordinate without mass must be held by a constraint row or an elastic element, or the
+  // KKT matrix is singular at the first evaluation; say so now, by name.
+  Mat M = Mat::Zero(nq(), nq());
+  const Vec q = Vec::Zero(nq());
+  mass_matrix(0.0, q, M);
+  std::vector<bool> held(static_cast<size_t>(nq()), false);
+  for (const auto& e : elements_) {
+    const bool holds = e->n_holonomic() > 0 || e->holds_coordinates();
+    if (!holds) continue;
+    for (int c : e->coordinates()) held[static_cast<size_t>(c)] = true;
+  }
+  for (int i = 0; i < nq(); ++i) {
+    if (M(i, i) == 0.0 && !held[static_cast<size_t>(i)]) {
+      std::ostringstream msg;
+      msg << "coordinate '" << coordinates()[static_cast<size_t>(i)].name
+          << "' has no mass and no constraint or elastic element holds it (the motion would "
+             "be undetermined); give its body mass/inertia or connect it";
+      throw InputError(msg.str());
+    }
+  }
+  finalized_ = true;
+}
+
+void AssembledModel::gather(const Element& e, CVec x, double* local) const {
+  const auto& idx = e.coordinates();
+  for (size_t i = 0; i < idx.size(); ++i) local[i] = x(idx[i]);
+}
+
+// ---- Model -------------------------------------------------------------------------------------
+
+void AssembledModel::mass_matrix(double /*t*/, CVec q, MatRef M) const {
+  double block[36];
+  for (const auto& b : bodies_) {
+    const int n = b.size();
+    std::fill(block, block + n * n, 0.0);
+    b.add_mass_matrix(q.data() + b.first, block, n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) M(b.first + i, b.first + j) += block[i * n + j];
+  }
+}
+
+void AssembledModel::forces(double t, CVec q, CVec v, CVec /*z*/, VecRef f) const {
+  // Velocity products of spatial bodies and the inertial field of an accelerating ground.
+  double ag[3] = {0.0, 0.0, 0.0};
+  for (int k = 0; k < 3; ++k)
+    if (ground_acceleration_[k]) ag[k] = ground_acceleration_[k]->value(t);
+  for (const auto& b : bodies_) {
+    double local[6] = {0, 0, 0, 0, 0, 0};
+    b.add_velocity_product_force(q.data() + b.first, v.data() + b.first, local);
+    for (int k = 0; k < translations(b); ++k) local[k] += b.mass * (gravity_[k] - ag[k]);
+    for (int i = 0; i < b.size(); ++i) f(b.first + i) += local[i];
+  }
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates], lf[kMaxLocalCoordinates];
+  for (const auto& e : elements_) {
+    gather(*e, q, lq);
+    gather(*e, v, lv);
+    const int n = e->local_size();
+    std::fill(lf, lf + n, 0.0);
+    e->add_forces(t, lq, lv, lf);
+    for (int i = 0; i < n; ++i) f(e->coordinates()[static_cast<size_t>(i)]) += lf[i];
+  }
+}
+
+void AssembledModel::holonomic(double t, CVec q, VecRef g) const {
+  double lq[kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    if (e.n_holonomic() == 0) continue;
+    gather(e, q, lq);
+    e.holonomic(t, lq, g.data() + slots_[k].holonomic_row);
+  }
+}
+
+void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
+  double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    const int rows = e.n_holonomic();
+    if (rows == 0) continue;
+    const int n = e.local_size();
+    gather(e, q, lq);
+    e.holonomic_jacobian(t, lq, lg, nullptr);
+    const int row0 = slots_[k].holonomic_row;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < n; ++i) G(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += lg[r * n + i];
+  }
+}
+
+void AssembledModel::holonomic_time_rate(double t, CVec q, VecRef gt) const {
+  double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    if (e.n_holonomic() == 0) continue;
+    gather(e, q, lq);
+    e.holonomic_jacobian(t, lq, lg, gt.data() + slots_[k].holonomic_row);
+  }
+}
+
+void AssembledModel::holonomic_bias(double t, CVec q, CVec v, VecRef b) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    if (e.n_holonomic() == 0) continue;
+    gather(e, q, lq);
+    gather(e, v, lv);
+    e.holonomic_bias(t, lq, lv, b.data() + slots_[k].holonomic_row);
+  }
+}
+
+bool AssembledModel::conserves_energy() const {
+  for (const auto& s : ground_acceleration_)
+    if (s) return false;
+  return std::none_of(elements_.begin(), elements_.end(),
+                      [](const auto& e) { return e->non_conservative(); });
+}
+
+double AssembledModel::energy(double t, CVec q, CVec v) const {
+  double e = 0.0;
+  for (const auto& b : bodies_) {
+    e += b.kinetic_energy(q.data() + b.first, v.data() + b.first);
+    for (int k = 0; k < translations(b); ++k) e -= b.mass * gravity_[k] * q(b.first + k);
+  }
+  double lq[kMaxLocalCoordinates];
+  for (const auto& el : elements_) {
+    gather(*el, q, lq);
+    e += el->potential(t, lq);
+  }
+  return e;
+}
+
+void AssembledModel::correction_weights(VecRef w) const {
+  for (int i = 0; i < nq(); ++i) w(i) = weights_.empty() ? 1.0 : weights_[static_cast<size_t>(i)];
+}
+
+// ---- tangents ----------------------------------------------------------------------------------
+
+void AssembledModel::force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRef dfdv) const {
+  // Velocity-product forces of spatial bodies: differentiate f_gyro(q, v) with duals.
+  for (const auto& b : bodies_) {
+    if (b.kind != BodyKind::kSpatial) continue;
+    for (int j = 0; j < 12; ++j) {
+      // Exact directional derivatives, one coordinate at a time: f_gyro is a few dozen flops.
+      using D = Dual<double, 1>;
+      D c[6], cd[6];
+      for (int i = 0; i < 6; ++i) {
+        c[i] = D(q(b.first + i));
+        cd[i] = D(v(b.first + i));
+      }
+      (j < 6 ? c[j] : cd[j - 6]).d[0] = 1.0;
+      D out[6];
+      velocity_product_force(b, c, cd, out);
+      for (int i = 0; i < 6; ++i) {
+        if (j < 6)
+          dfdq(b.first + i, b.first + j) += out[i].d[0];
+        else
+          dfdv(b.first + i, b.first + j - 6) += out[i].d[0];
+      }
+    }
+  }
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates], tq[kLocalMatrix], tv[kLocalMatrix];
+  for (const auto& e : elements_) {
+    const int n = e->local_size();
+    gather(*e, q, lq);
+    gather(*e, v, lv);
+    std::fill(tq, tq + n * n, 0.0);
+    std::fill(tv, tv + n * n, 0.0);
+    e->add_force_tangents(t, lq, lv, tq, tv);
+    const auto& idx = e->coordinates();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        dfdq(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += tq[i * n + j];
+        dfdv(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += tv[i * n + j];
+      }
+  }
+}
+
+void AssembledModel::constraint_curvature(double t, CVec q, CVec lambda, MatRef H) const {
+  double lq[kMaxLocalCoordinates], h[kLocalMatrix];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    if (e.n_holonomic() == 0) continue;
+    const int n = e.local_size();
+    gather(e, q, lq);
+    std::fill(h, h + n * n, 0.0);
+    e.add_constraint_curvature(t, lq, lambda.data() + slots_[k].holonomic_row, h);
+    const auto& idx = e.coordinates();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) H(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += h[i * n + j];
+  }
+}
+
+}  // namespace gmbd::elements

@@ -1,0 +1,105 @@
+// AssembledModel: a gmbd::Model built from bodies, points and elements. It gathers each
+// element's coordinates, sums its contributions into M, f, g, G, biases and tangents, and scatters.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/signal.hpp"
+#include "elements/element.hpp"
+#include "elements/point.hpp"
+
+namespace gmbd::elements {
+
+/// Build in two phases: bodies, points and float coordinates first (they define the
+/// coordinates), then elements (which bind to them); finalize() freezes the model and checks
+/// that every massless coordinate is held by a constraint or an elastic element.
+///
+/// Coordinates: each body's in body order ("<body>.x", "<body>.theta", …), then float
+/// coordinates (sliding points: "<point>.s"). Constraint rows: element order, named
+/// "<element>" or "<element>.<row>". A moving ground is represented by writing every coordinate
+/// relative to it: a ground acceleration a_g(t) acts as the uniform inertial field −m a_g on
+/// every body (exactly how the catalogue's RIS and pendulum models treat floor motion).
+class AssembledModel final : public Model {
+ public:
+  explicit AssembledModel(std::string type_name, int dimension);
+
+  // ---- phase 1: coordinates ---------------------------------------------------------------
+  int add_body(Body body);
+  /// A sliding coordinate (massless float) carried by point `point_name`.
+  int add_float_coordinate(const std::string& point_name);
+  int add_point(PointDef point);
+  void set_ground(Ground ground) { ground_ = ground; }
+  /// Uniform gravity g (world axes, m/s²): f = m g on every body, V = −m g·r. Adds to any
+  /// gravity set before (several `gravity` elements sum).
+  void add_gravity(Vec3<double> g) { gravity_ = gravity_ + g; }
+  const Vec3<double>& gravity() const { return gravity_; }
+  /// Uniform inertial field from a ground acceleration: component k of a_g(t) is signals[k]
+  /// (nullptr = 0).
+  void set_ground_acceleration(std::shared_ptr<const Signal> ax, std::shared_ptr<const Signal> ay,
+                               std::shared_ptr<const Signal> az);
+
+  // ---- phase 2: elements -------------------------------------------------------------------
+  void add_element(std::unique_ptr<Element> element);
+  /// Per-coordinate DSC weights (0 = independent) by coordinate name.
+  void set_independent(const std::vector<std::string>& coordinate_names);
+  void record(const std::string& name, double value) { record_parameter(name, value); }
+  /// Freezes the model; throws InputError naming a massless coordinate that nothing holds.
+  void finalize();
+
+  int dimension() const { return dimension_; }
+  const std::vector<Body>& bodies() const { return bodies_; }
+  const std::vector<PointDef>& points() const { return points_; }
+  const Ground& ground() const { return ground_; }
+  const std::vector<std::unique_ptr<Element>>& elements() const { return elements_; }
+  int body_index(const std::string& name) const;   ///< −1 if none
+  int point_index(const std::string& name) const;  ///< −1 if none
+  /// World position of a named point (or body origin) at q.
+  Vec3<double> point_position(int point, CVec q) const;
+
+  // ---- Model ----------------------------------------------------------------------------------
+  std::string type() const override { return type_; }
+  void mass_matrix(double t, CVec q, MatRef M) const override;
+  void forces(double t, CVec q, CVec v, CVec z, VecRef f) const override;
+  void holonomic(double t, CVec q, VecRef g) const override;
+  void holonomic_jacobian(double t, CVec q, MatRef G) const override;
+  void holonomic_time_rate(double t, CVec q, VecRef gt) const override;
+  void holonomic_bias(double t, CVec q, CVec v, VecRef b) const override;
+  bool has_energy() const override { return true; }
+  bool conserves_energy() const override;
+  /// Σ kinetic energies + Σ element potentials (ground frame).
+  double energy(double t, CVec q, CVec v) const override;
+  void correction_weights(VecRef w) const override;
+  KktPartition kkt_partition() const override { return partition_; }
+
+  // ---- tangents for linear analysis -----------------------------------------------------------
+  /// ∂f/∂q and ∂f/∂v of the applied forces (nq × nq), including velocity-product terms.
+  void force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRef dfdv) const;
+  /// Σ λᵢ ∇²gᵢ over the holonomic rows (nq × nq).
+  void constraint_curvature(double t, CVec q, CVec lambda, MatRef H) const;
+
+ private:
+  struct Slot {  // where an element's rows start
+    int holonomic_row = 0;
+  };
+  void require_building(const char* method) const;
+  void gather(const Element& e, CVec x, double* local) const;
+
+  std::string type_;
+  int dimension_;
+  bool finalized_ = false;
+  std::vector<Body> bodies_;
+  std::vector<PointDef> points_;
+  std::vector<int> float_coordinates_;
+  Ground ground_;
+  Vec3<double> gravity_;
+  std::shared_ptr<const Signal> ground_acceleration_[3];
+  std::vector<std::unique_ptr<Element>> elements_;
+  std::vector<Slot> slots_;
+  std::vector<double> weights_;
+  KktPartition partition_;
+};
+
+}  // namespace gmbd::elements

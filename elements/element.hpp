@@ -1,0 +1,281 @@
+// The Element interface the assembly sums over (constraint rows, applied forces, potential,
+// tangent matrices), and the AD adapters that derive all of them from one templated function.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/dual.hpp"
+#include "core/errors.hpp"
+
+namespace gmbd::elements {
+
+/// Largest number of local coordinates an element may touch (+1 for time inside the AD).
+inline constexpr int kMaxLocalCoordinates = 18;
+/// Largest number of constraint rows one element may have.
+inline constexpr int kMaxElementRows = 6;
+
+/// An element touches a few coordinates of the assembled model (its "local" coordinates, in
+/// the order coordinates() lists their global indices). Every evaluation reads local arrays
+/// and writes local outputs; the assembly gathers and scatters. No evaluation allocates.
+/// Matrices are row-major with leading dimension n = coordinates().size().
+class Element {
+ public:
+  explicit Element(std::string name) : name_(std::move(name)) {}
+  virtual ~Element() = default;
+  Element(const Element&) = delete;
+  Element& operator=(const Element&) = delete;
+
+  const std::string& name() const { return name_; }
+  /// Registry type name (e.g. "distance").
+  virtual const char* type() const = 0;
+  const std::vector<int>& coordinates() const { return coordinates_; }
+  int local_size() const { return static_cast<int>(coordinates_.size()); }
+
+  // ---- constraint rows ------------------------------------------------------------------------
+  /// Names of the holonomic rows (suffixes; "" for a single row named after the element).
+  virtual std::vector<std::string> holonomic_rows() const { return {}; }
+  virtual std::vector<std::string> nonholonomic_rows() const { return {}; }
+  int n_holonomic() const { return static_cast<int>(holonomic_rows().size()); }
+  /// g(t, q) (rows); G = ∂g/∂q (rows × n) and ∂g/∂t (rows); b = −(d²/ds² g(t+s, q+s v)).
+  virtual void holonomic(double /*t*/, const double* /*q*/, double* /*g*/) const {}
+  virtual void holonomic_jacobian(double /*t*/, const double* /*q*/, double* /*G*/,
+                                  double* /*gt*/) const {}
+  virtual void holonomic_bias(double /*t*/, const double* /*q*/, const double* /*v*/,
+                              double* /*b*/) const {}
+  /// Σ_i λ_i ∇²g_i (n × n, added into H).
+  virtual void add_constraint_curvature(double /*t*/, const double* /*q*/,
+                                        const double* /*lambda*/, double* /*H*/) const {}
+  /// h(t, q, v) = H(t, q) v + h₀(t, q); H = ∂h/∂v; b = −(∂h/∂q v + ∂h/∂t).
+  virtual void nonholonomic(double /*t*/, const double* /*q*/, const double* /*v*/,
+                            double* /*h*/) const {}
+  virtual void nonholonomic_jacobian(double /*t*/, const double* /*q*/, double* /*H*/) const {}
+  virtual void nonholonomic_bias(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                 double* /*b*/) const {}
+
+  // ---- applied forces -----------------------------------------------------------------------
+  /// Adds the generalised applied force f(t, q, v) (n).
+  virtual void add_forces(double /*t*/, const double* /*q*/, const double* /*v*/,
+                          double* /*f*/) const {}
+  /// Adds ∂f/∂q and ∂f/∂v (n × n each).
+  virtual void add_force_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                  double* /*dfdq*/, double* /*dfdv*/) const {}
+  /// Potential energy V(t, q) of the conservative part (0 if none).
+  virtual double potential(double /*t*/, const double* /*q*/) const { return 0.0; }
+  /// True when the element dissipates or injects energy (damping, time-dependent forcing).
+  virtual bool non_conservative() const { return false; }
+  /// True for elastic elements, which hold massless coordinates (floats) in place.
+  virtual bool holds_coordinates() const { return false; }
+
+ protected:
+  void set_coordinates(std::vector<int> global_indices) {
+    if (static_cast<int>(global_indices.size()) + 1 > kMaxLocalCoordinates)
+      throw InputError("element '" + name_ + "': touches " +
+                       std::to_string(global_indices.size()) + " coordinates; at most " +
+                       std::to_string(kMaxLocalCoordinates - 1) + " are supported");
+    coordinates_ = std::move(global_indices);
+  }
+
+ private:
+  std::string name_;
+  std::vector<int> coordinates_;
+};
+
+// ---- AD dispatch ------------------------------------------------------------------------------
+/// Calls f.template operator()<N>() with the smallest supported fixed derivative count N ≥ n
+/// (sizes 4, 8, 13, 18: point masses, planar pairs, spatial pairs, spatial pairs with extras).
+template <class F>
+void with_dual_size(int n, F&& f) {
+  if (n <= 4) {
+    f.template operator()<4>();
+  } else if (n <= 8) {
+    f.template operator()<8>();
+  } else if (n <= 13) {
+    f.template operator()<13>();
+  } else {
+    f.template operator()<kMaxLocalCoordinates>();
+  }
+}
+
+/// Holonomic constraint written once: Derived provides
+///   static constexpr int kRows;  template <class T> void constraint(const T& t, const T* q, T* g) const;
+/// and this adapter derives g, G, g_t (first-order duals over (q, t)), the acceleration bias
+/// (second directional derivative along (1, v) with a nested dual) and Σ λ ∇²g (dual of duals).
+template <class Derived>
+class HolonomicElement : public Element {
+ public:
+  using Element::Element;
+
+  void holonomic(double t, const double* q, double* g) const override {
+    self().constraint(t, q, g);
+  }
+
+  void holonomic_jacobian(double t, const double* q, double* G, double* gt) const override {
+    const int n = local_size();
+    with_dual_size(n + 1, [&]<int N>() {
+      using D = Dual<double, N>;
+      D qd[kMaxLocalCoordinates];
+      for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
+      const D td = D::variable(t, n);
+      D g[Derived::kRows];
+      self().constraint(td, qd, g);
+      for (int r = 0; r < Derived::kRows; ++r) {
+        for (int i = 0; i < n; ++i) G[r * n + i] = g[r].d[static_cast<size_t>(i)];
+        if (gt) gt[r] = g[r].d[static_cast<size_t>(n)];
+      }
+    });
+  }
+
+  /// b = −d²/ds² g(t + s, q + s v) at s = 0 = −(vᵀ∇²g v + 2 ∂G/∂t v + g_tt).
+  void holonomic_bias(double t, const double* q, const double* v, double* b) const override {
+    using D1 = Dual<double, 1>;
+    using D2 = Dual<D1, 1>;
+    const int n = local_size();
+    D2 qd[kMaxLocalCoordinates];
+    for (int i = 0; i < n; ++i) qd[i] = seed_along(q[i], v[i]);
+    const D2 td = seed_along(t, 1.0);
+    D2 g[Derived::kRows];
+    self().constraint(td, qd, g);
+    for (int r = 0; r < Derived::kRows; ++r) b[r] = -g[r].d[0].d[0];
+  }
+
+  void add_constraint_curvature(double t, const double* q, const double* lambda,
+                                double* H) const override {
+    const int n = local_size();
+    with_dual_size(n, [&]<int N>() {
+      using D1 = Dual<double, N>;
+      using D2 = Dual<D1, N>;
+      D2 qd[kMaxLocalCoordinates];
+      for (int i = 0; i < n; ++i) {
+        qd[i] = D2(D1::variable(q[i], i));
+        qd[i].d[static_cast<size_t>(i)] = D1(1.0);
+      }
+      D2 g[Derived::kRows];
+      self().constraint(D2(t), qd, g);
+      for (int r = 0; r < Derived::kRows; ++r)
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j)
+            H[i * n + j] += lambda[r] * g[r].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)];
+    });
+  }
+
+ protected:
+  /// x + s·ẋ + s·ẋ in a hyper-dual: both first-order parts carry the direction, so the mixed
+  /// part holds the second derivative along it.
+  static Dual<Dual<double, 1>, 1> seed_along(double x, double xdot) {
+    Dual<Dual<double, 1>, 1> r;
+    r.v.v = x;
+    r.v.d[0] = xdot;
+    r.d[0].v = xdot;
+    return r;
+  }
+
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+};
+
+/// Force element written as a kinematic measure s(t, q) ∈ R^k (a length, a point position,
+/// a coordinate, a relative pose) and a force law F(t, s, ṡ) ∈ R^k acting against it:
+///   f = −J_sᵀ F,  J_s = ∂s/∂q,  ṡ = J_s v + ∂s/∂t,   V = potential(s) for the conservative part.
+/// Derived provides
+///   static constexpr int kMeasure;
+///   template <class T> void measure(const T& t, const T* q, T* s) const;
+///   void law(double t, const double* s, const double* sdot, double* F) const;
+///   void law_derivatives(double t, const double* s, const double* sdot, double* dF_ds,
+///                        double* dF_dsdot) const;   // k × k row-major
+///   double law_potential(const double* s) const;
+/// Tangents: ∂f/∂q = −J_sᵀ (F_s J_s + F_ṡ ∂ṡ/∂q) − Σ_k F_k ∇²s_k with ∂ṡ/∂q = Σ_j ∇²s (v);
+/// ∂f/∂v = −J_sᵀ F_ṡ J_s. The measure is differentiated by AD; the law (a few lines) by hand.
+template <class Derived>
+class MeasureForceElement : public Element {
+ public:
+  using Element::Element;
+  static constexpr int kMaxMeasure = 6;
+
+  void add_forces(double t, const double* q, const double* v, double* f) const override {
+    const int n = local_size();
+    constexpr int k = Derived::kMeasure;
+    with_dual_size(n + 1, [&]<int N>() {
+      using D = Dual<double, N>;
+      D qd[kMaxLocalCoordinates];
+      for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
+      D s[k];
+      self().measure(D::variable(t, n), qd, s);
+      double sv[k], sdot[k], F[k];
+      for (int m = 0; m < k; ++m) {
+        sv[m] = s[m].v;
+        sdot[m] = s[m].d[static_cast<size_t>(n)];
+        for (int i = 0; i < n; ++i) sdot[m] += s[m].d[static_cast<size_t>(i)] * v[i];
+      }
+      self().law(t, sv, sdot, F);
+      for (int m = 0; m < k; ++m)
+        for (int i = 0; i < n; ++i) f[i] -= s[m].d[static_cast<size_t>(i)] * F[m];
+    });
+  }
+
+  void add_force_tangents(double t, const double* q, const double* v, double* dfdq,
+                          double* dfdv) const override {
+    const int n = local_size();
+    constexpr int k = Derived::kMeasure;
+    with_dual_size(n + 1, [&]<int N>() {
+      using D1 = Dual<double, N>;
+      using D2 = Dual<D1, N>;
+      // Second-order duals over (q, t): s, J_s (and ∂s/∂t) and ∇²s in one pass.
+      D2 qd[kMaxLocalCoordinates];
+      for (int i = 0; i < n; ++i) {
+        qd[i] = D2(D1::variable(q[i], i));
+        qd[i].d[static_cast<size_t>(i)] = D1(1.0);
+      }
+      D2 td(D1::variable(t, n));
+      td.d[static_cast<size_t>(n)] = D1(1.0);
+      D2 s[k];
+      self().measure(td, qd, s);
+      double sv[k], sdot[k], F[k], Fs[k * k], Fsd[k * k];
+      double J[k][kMaxLocalCoordinates] = {}, dsdot_dq[k][kMaxLocalCoordinates] = {};
+      for (int m = 0; m < k; ++m) {
+        sv[m] = s[m].v.v;
+        sdot[m] = s[m].v.d[static_cast<size_t>(n)];
+        for (int i = 0; i < n; ++i) {
+          J[m][i] = s[m].v.d[static_cast<size_t>(i)];
+          sdot[m] += J[m][i] * v[i];
+          // ∂ṡ/∂q_i = Σ_j ∂²s/∂q_i∂q_j v_j + ∂²s/∂q_i∂t
+          double acc = s[m].d[static_cast<size_t>(i)].d[static_cast<size_t>(n)];
+          for (int j = 0; j < n; ++j)
+            acc += s[m].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)] * v[j];
+          dsdot_dq[m][i] = acc;
+        }
+      }
+      self().law(t, sv, sdot, F);
+      self().law_derivatives(t, sv, sdot, Fs, Fsd);
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+          double dq = 0.0, dv = 0.0;
+          for (int a = 0; a < k; ++a) {
+            double inner_q = 0.0, inner_v = 0.0;
+            for (int b = 0; b < k; ++b) {
+              inner_q += Fs[a * k + b] * J[b][j] + Fsd[a * k + b] * dsdot_dq[b][j];
+              inner_v += Fsd[a * k + b] * J[b][j];
+            }
+            dq += J[a][i] * inner_q +
+                  F[a] * s[a].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)];
+            dv += J[a][i] * inner_v;
+          }
+          dfdq[i * n + j] -= dq;
+          dfdv[i * n + j] -= dv;
+        }
+      }
+    });
+  }
+
+  double potential(double t, const double* q) const override {
+    double s[Derived::kMeasure];
+    self().measure(t, q, s);
+    return self().law_potential(s);
+  }
+
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+};
+
+}  // namespace gmbd::elements

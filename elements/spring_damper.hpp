@@ -1,0 +1,49 @@
+// Point-to-point spring-damper with rest length and preload, and the stretch (Stage 0) of a
+// massless wire: measure L = |P_b − P_a|, tension F = k (L − L₀) + c L̇ + F₀, force −F ∂L/∂q.
+#pragma once
+
+#include "elements/element.hpp"
+#include "elements/point.hpp"
+
+namespace gmbd::elements {
+
+/// V = ½ k (L − L₀)² + F₀ L (the preload F₀ is a constant tension); c L̇ dissipates
+/// c L̇² of power. A wire is the same element with c = 0 and k = E A / L₀ when given by its
+/// Young's modulus and cross-section (torsion and bending come with the suspension elements).
+class SpringDamper final : public MeasureForceElement<SpringDamper> {
+ public:
+  static constexpr int kMeasure = 1;
+
+  SpringDamper(std::string name, LocalCoordinates local, PointBinding a, PointBinding b,
+               double stiffness, double damping, double rest_length, double preload,
+               const char* type_name = "spring_damper")
+      : MeasureForceElement(std::move(name)), a_(a), b_(b), k_(stiffness), c_(damping),
+        rest_(rest_length), preload_(preload), type_(type_name) {
+    set_coordinates(local.global());
+  }
+  const char* type() const override { return type_; }
+  bool non_conservative() const override { return c_ != 0.0; }
+  bool holds_coordinates() const override { return k_ != 0.0; }
+
+  template <class T>
+  void measure(const T& /*t*/, const T* q, T* s) const {
+    s[0] = sqrt((b_.position(q) - a_.position(q)).squared_norm());
+  }
+  void law(double /*t*/, const double* s, const double* sdot, double* F) const {
+    F[0] = k_ * (s[0] - rest_) + c_ * sdot[0] + preload_;
+  }
+  void law_derivatives(double, const double*, const double*, double* dFds, double* dFdsdot) const {
+    dFds[0] = k_;
+    dFdsdot[0] = c_;
+  }
+  double law_potential(const double* s) const {
+    return 0.5 * k_ * (s[0] - rest_) * (s[0] - rest_) + preload_ * s[0];
+  }
+
+ private:
+  PointBinding a_, b_;
+  double k_, c_, rest_, preload_;
+  const char* type_;
+};
+
+}  // namespace gmbd::elements

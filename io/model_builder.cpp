@@ -1,0 +1,546 @@
+// Model files → AssembledModel: reads each body, point and element entry with SpecReader,
+// checks it, binds its points and creates the element (field reference: docs/model-files.md).
+#include "io/model_builder.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "io/run_config.hpp"
+#include "elements/coincident.hpp"
+#include "elements/distance.hpp"
+#include "elements/applied_force.hpp"
+#include "elements/point_on_line.hpp"
+#include "elements/revolute.hpp"
+#include "elements/spring_damper.hpp"
+
+namespace gmbd {
+
+using elements::AssembledModel;
+using elements::Body;
+using elements::BodyKind;
+using elements::LocalCoordinates;
+using elements::PointBinding;
+using elements::PointDef;
+using elements::Vec3;
+
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// A vector of `dimension` numbers as a 3-vector (z = 0 in planar models).
+Vec3<double> read_vector(const SpecReader& r, const std::string& field, int dimension) {
+  const std::vector<double> v = r.numbers(field, dimension);
+  return {v[0], v[1], dimension == 3 ? v[2] : 0.0};
+}
+
+Vec3<double> read_vector_or(const SpecReader& r, const std::string& field, int dimension,
+                            Vec3<double> fallback) {
+  return r.has(field) ? read_vector(r, field, dimension) : fallback;
+}
+
+// ---- bodies ------------------------------------------------------------------------------------
+
+elements::Mat3<double> read_inertia_tensor(const SpecReader& r) {
+  elements::Mat3<double> I;
+  if (!r.has("inertia")) return I;
+  const std::vector<double> v = r.numbers("inertia", -1);
+  if (v.size() == 3) {
+    I(0, 0) = v[0], I(1, 1) = v[1], I(2, 2) = v[2];
+  } else if (v.size() == 6) {  // Ixx Iyy Izz Ixy Ixz Iyz
+    I(0, 0) = v[0], I(1, 1) = v[1], I(2, 2) = v[2];
+    I(0, 1) = I(1, 0) = v[3];
+    I(0, 2) = I(2, 0) = v[4];
+    I(1, 2) = I(2, 1) = v[5];
+  } else if (v.size() == 9) {
+    for (size_t k = 0; k < 9; ++k) I.m[k] = v[k];
+  } else {
+    r.fail("inertia", "3 (principal Ixx, Iyy, Izz), 6 (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or 9 numbers",
+           std::to_string(v.size()) + " numbers");
+  }
+  Eigen::Matrix3d m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) m(i, j) = I(i, j);
+  if ((m - m.transpose()).cwiseAbs().maxCoeff() > 1e-12 * (1.0 + m.cwiseAbs().maxCoeff()))
+    r.fail("inertia", "a symmetric tensor", "an unsymmetric 3×3 matrix");
+  const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(m).eigenvalues();
+  if (ev.minCoeff() < -1e-12 * std::max(1.0, ev.maxCoeff())) {
+    std::ostringstream got;
+    got << "principal moments " << ev(0) << ", " << ev(1) << ", " << ev(2);
+    r.fail("inertia", "a positive semi-definite tensor", got.str());
+  }
+  // Principal moments of a real body obey the triangle inequality I1 + I2 ≥ I3.
+  if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9)) {
+    std::ostringstream got;
+    got << "principal moments " << ev(0) << ", " << ev(1) << ", " << ev(2);
+    r.fail("inertia", "principal moments with I1 + I2 ≥ I3 (a physical mass distribution)", got.str());
+  }
+  return I;
+}
+
+Body read_body(const ModelFileSpec& spec, const SpecEntry& e) {
+  const SpecReader r(spec, e);
+  Body b;
+  b.name = e.name;
+  const std::string& type = e.type;
+  if (type == "point") {
+    r.allow_only({"mass"});
+    b.kind = spec.dimension == 2 ? BodyKind::kPoint2 : BodyKind::kPoint3;
+  } else if (type == "planar") {
+    if (spec.dimension != 2)
+      r.fail("type", "'spatial' or 'point' in a 3-D model (planar bodies need dimension: 2)",
+             "'planar'");
+    r.allow_only({"mass", "inertia"});
+    b.kind = BodyKind::kPlanar;
+    b.planar_inertia = r.number_or("inertia", 0.0);
+    if (b.planar_inertia < 0.0)
+      r.fail("inertia", "a non-negative moment of inertia (kg·m²)", std::to_string(b.planar_inertia));
+  } else if (type == "spatial") {
+    if (spec.dimension != 3)
+      r.fail("type", "'planar' or 'point' in a 2-D model (spatial bodies need dimension: 3)",
+             "'spatial'");
+    r.allow_only({"mass", "inertia", "angles"});
+    b.kind = BodyKind::kSpatial;
+    b.inertia = read_inertia_tensor(r);
+    const std::string seq = r.name_or("angles", "zyx");
+    if (seq == "zyx") {
+      b.sequence = elements::AngleSequence::kZyx;
+    } else if (seq == "xyz") {
+      b.sequence = elements::AngleSequence::kXyz;
+    } else {
+      r.fail("angles", "'zyx' (yaw, pitch, roll: R = Rz·Ry·Rx) or 'xyz' (Bryant: R = Rx·Ry·Rz)",
+             "'" + seq + "'");
+    }
+  } else {
+    r.fail("type", "one of: " + join(model_file_body_types()), "'" + type + "'");
+  }
+  b.mass = r.number_or("mass", 0.0);
+  if (b.mass < 0.0) r.fail("mass", "a non-negative mass (kg)", std::to_string(b.mass));
+  return b;
+}
+
+// ---- points --------------------------------------------------------------------------------------
+
+/// Resolves a reference to a point: a named point, a body name (its reference point), or
+/// "ground" (the ground origin).
+class PointTable {
+ public:
+  PointTable(const ModelFileSpec& spec, const AssembledModel& model) : spec_(spec), model_(model) {}
+
+  PointDef resolve(const SpecReader& r, const std::string& field) const {
+    const std::string name = r.name(field);
+    if (name == "ground") return PointDef{"ground", -1, {}, -1, {}};
+    const int p = model_.point_index(name);
+    if (p >= 0) return model_.points()[static_cast<size_t>(p)];
+    const int b = model_.body_index(name);
+    if (b >= 0) return PointDef{name, b, {}, -1, {}};
+    std::vector<std::string> known{"ground"};
+    for (const auto& pt : model_.points()) known.push_back(pt.name);
+    for (const auto& body : model_.bodies()) known.push_back(body.name);
+    r.fail(field, "a point, a body or 'ground' (known: " + join(known) + ")", "'" + name + "'");
+  }
+
+ private:
+  const ModelFileSpec& spec_;
+  const AssembledModel& model_;
+};
+
+void read_points(const ModelFileSpec& spec, AssembledModel& model) {
+  // Sliding points own a float coordinate: create those first (coordinates precede elements).
+  for (const auto& e : spec.points) {
+    const SpecReader r(spec, e);
+    r.allow_only({"body", "at", "slide"});
+    PointDef p;
+    p.name = e.name;
+    const std::string body = r.name_or("body", "ground");
+    if (body != "ground") {
+      p.body = model.body_index(body);
+      if (p.body < 0) {
+        std::vector<std::string> known{"ground"};
+        for (const auto& b : model.bodies()) known.push_back(b.name);
+        r.fail("body", "a body name or 'ground' (known: " + join(known) + ")", "'" + body + "'");
+      }
+    }
+    p.local = read_vector_or(r, "at", spec.dimension, {});
+    if (r.has("slide")) {
+      const Vec3<double> n = read_vector(r, "slide", spec.dimension);
+      const double len = std::sqrt(n.squared_norm());
+      if (!(len > 0.0)) r.fail("slide", "a non-zero direction", "a zero vector");
+      p.direction = n * (1.0 / len);
+      p.slide = model.add_float_coordinate(e.name);
+    }
+    model.add_point(p);
+  }
+}
+
+// ---- elements --------------------------------------------------------------------------------
+
+struct ElementContext {
+  const ModelFileSpec& spec;
+  AssembledModel& model;
+  const PointTable& points;
+  const ModelInputs& inputs;
+};
+
+using ElementReader = std::function<void(const SpecReader&, ElementContext&)>;
+
+elements::LoadComponent load(const SpecReader& r, const ElementContext& c, double scale) {
+  elements::LoadComponent l;
+  l.scale = scale;
+  if (r.has("input")) {
+    const std::string name = r.name("input");
+    l.signal = c.inputs.find(name);
+    if (!l.signal) l.signal = std::make_shared<ZeroSignal>();  // unassigned input: at rest
+  }
+  return l;
+}
+
+int coordinate_of(const SpecReader& r, const AssembledModel& model, const std::string& field) {
+  const std::string name = r.name(field);
+  for (int i = 0; i < model.nq(); ++i)
+    if (model.coordinates()[static_cast<size_t>(i)].name == name) return i;
+  r.fail(field, "a coordinate name (" + join(model.coordinate_names()) + ")", "'" + name + "'");
+}
+
+double positive(const SpecReader& r, const std::string& field, const char* unit) {
+  const double v = r.number(field);
+  if (!(v > 0.0)) r.fail(field, std::string("a positive value (") + unit + ")", std::to_string(v));
+  return v;
+}
+
+double non_negative_or(const SpecReader& r, const std::string& field, const char* unit) {
+  const double v = r.number_or(field, 0.0);
+  if (v < 0.0) r.fail(field, std::string("a non-negative value (") + unit + ")", std::to_string(v));
+  return v;
+}
+
+void read_gravity(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"g"});
+  const Vec3<double> down = c.spec.dimension == 2 ? Vec3<double>{0, -9.81, 0} : Vec3<double>{0, 0, -9.81};
+  c.model.add_gravity(read_vector_or(r, "g", c.spec.dimension, down));
+}
+
+void read_distance(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"a", "b", "length", "form"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  const double length = positive(r, "length", "m");
+  const std::string form = r.name_or("form", "length");
+  if (form != "length" && form != "squared")
+    r.fail("form", "'length' (g = |d| − L) or 'squared' (g = |d|² − L²)", "'" + form + "'");
+  c.model.add_element(std::make_unique<elements::DistanceConstraint>(
+      r.entry().name, local, a, b, length,
+      form == "squared" ? elements::DistanceConstraint::Form::kSquared
+                        : elements::DistanceConstraint::Form::kLength));
+}
+
+void read_coincident(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"a", "b"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  if (c.spec.dimension == 2)
+    c.model.add_element(std::make_unique<elements::CoincidentConstraint<2>>(r.entry().name, local, a, b));
+  else
+    c.model.add_element(std::make_unique<elements::CoincidentConstraint<3>>(r.entry().name, local, a, b));
+}
+
+void read_revolute(const SpecReader& r, ElementContext& c) {
+  if (c.spec.dimension != 3)
+    r.fail("type", "'coincident' for a pin joint in a 2-D model", "'revolute'");
+  r.allow_only({"a", "b", "axis", "axis_b"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  const Vec3<double> axis = read_vector(r, "axis", 3);
+  if (!(axis.squared_norm() > 0.0)) r.fail("axis", "a non-zero vector", "a zero vector");
+  const Vec3<double> axis_b = read_vector_or(r, "axis_b", 3, axis);
+  if (!(axis_b.squared_norm() > 0.0)) r.fail("axis_b", "a non-zero vector", "a zero vector");
+  c.model.add_element(std::make_unique<elements::RevoluteJoint>(r.entry().name, local, a, b, axis, axis_b));
+}
+
+void read_point_on_line(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"point", "origin", "direction", "lock_rotation"});
+  LocalCoordinates local;
+  const PointDef origin = r.has("origin") ? c.points.resolve(r, "origin") : PointDef{"ground", -1, {}, -1, {}};
+  const PointDef guided = c.points.resolve(r, "point");
+  const PointBinding a = local.bind(origin, c.model.bodies(), c.model.ground());
+  const PointBinding p = local.bind(guided, c.model.bodies(), c.model.ground());
+  const Vec3<double> d = read_vector(r, "direction", c.spec.dimension);
+  if (!(d.squared_norm() > 0.0)) r.fail("direction", "a non-zero vector", "a zero vector");
+  Vec3<double> unit, n1, n2;
+  elements::orthonormal_complement(d, unit, n1, n2);
+  const std::string lock = r.name_or("lock_rotation", "false");
+  if (lock != "true" && lock != "false") r.fail("lock_rotation", "true or false", "'" + lock + "'");
+  const auto& name = r.entry().name;
+  if (c.spec.dimension == 2) {
+    const Vec3<double> normal{-unit.y, unit.x, 0.0};
+    if (lock == "true") {
+      // The relative angle is locked at zero: bodies must be planar (or ground).
+      auto angle_of = [&](const PointDef& pt, const PointBinding& bnd, const std::string& field) {
+        if (pt.body < 0) return -1;
+        if (bnd.body->kind != BodyKind::kPlanar)
+          r.fail(field, "a point of a planar body (lock_rotation needs an angle)", "'" + pt.name + "'");
+        return bnd.offset + 2;
+      };
+      const int aa = angle_of(origin, a, "origin");
+      const int ap = angle_of(guided, p, "point");
+      if (ap < 0) r.fail("point", "a point of a planar body (lock_rotation needs an angle)", "'ground'");
+      c.model.add_element(std::make_unique<elements::PointOnLine<2>>(name, local, a, p, normal, normal, aa, ap, 0.0));
+    } else {
+      c.model.add_element(std::make_unique<elements::PointOnLine<1>>(name, local, a, p, normal, normal, -1, -1, 0.0));
+    }
+  } else {
+    if (lock == "true") r.fail("lock_rotation", "false in a 3-D model (not supported there yet)", "true");
+    c.model.add_element(std::make_unique<elements::PointOnLine<2>>(name, local, a, p, n1, n2, -1, -1, 0.0));
+  }
+}
+
+void read_spring_damper(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"a", "b", "stiffness", "damping", "rest_length", "preload"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  const double k = non_negative_or(r, "stiffness", "N/m");
+  const double damping = non_negative_or(r, "damping", "N·s/m");
+  const double rest = non_negative_or(r, "rest_length", "m");
+  const double preload = r.number_or("preload", 0.0);
+  c.model.add_element(std::make_unique<elements::SpringDamper>(r.entry().name, local, a, b, k,
+                                                               damping, rest, preload));
+}
+
+void read_wire(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"a", "b", "length", "stiffness", "youngs_modulus", "radius", "area"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  const double length = positive(r, "length", "m (unstretched)");
+  double k = 0.0;
+  if (r.has("stiffness")) {
+    if (r.has("youngs_modulus"))
+      r.fail("youngs_modulus", "either stiffness or youngs_modulus with radius/area", "both");
+    k = positive(r, "stiffness", "N/m");
+  } else {
+    const double e = positive(r, "youngs_modulus", "Pa");
+    double area = 0.0;
+    if (r.has("area")) {
+      area = positive(r, "area", "m²");
+    } else {
+      const double radius = positive(r, "radius", "m");
+      area = 3.14159265358979323846 * radius * radius;
+    }
+    k = e * area / length;
+  }
+  c.model.add_element(std::make_unique<elements::SpringDamper>(r.entry().name, local, a, b, k,
+                                                               0.0, length, 0.0, "wire"));
+}
+
+void read_point_force(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"point", "force", "input"});
+  LocalCoordinates local;
+  const PointBinding p = local.bind(c.points.resolve(r, "point"), c.model.bodies(), c.model.ground());
+  const Vec3<double> f = read_vector(r, "force", c.spec.dimension);
+  c.model.add_element(std::make_unique<elements::PointForce>(r.entry().name, local, p, load(r, c, f.x),
+                                                             load(r, c, f.y), load(r, c, f.z)));
+}
+
+void read_coordinate_force(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"coordinate", "value", "input"});
+  const int i = coordinate_of(r, c.model, "coordinate");
+  c.model.add_element(std::make_unique<elements::CoordinateForce>(r.entry().name, i, load(r, c, r.number("value"))));
+}
+
+void read_coordinate_damper(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"coordinate", "damping"});
+  const int i = coordinate_of(r, c.model, "coordinate");
+  c.model.add_element(std::make_unique<elements::CoordinateDamper>(r.entry().name, i,
+                                                                   non_negative_or(r, "damping", "N·s/m or N·m·s/rad")));
+}
+
+const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
+  static const std::vector<std::pair<std::string, ElementReader>> readers = {
+      {"gravity", read_gravity},
+      {"distance", read_distance},
+      {"coincident", read_coincident},
+      {"revolute", read_revolute},
+      {"point_on_line", read_point_on_line},
+      {"spring_damper", read_spring_damper},
+      {"wire", read_wire},
+      {"point_force", read_point_force},
+      {"coordinate_force", read_coordinate_force},
+      {"coordinate_damper", read_coordinate_damper},
+  };
+  return readers;
+}
+
+// ---- ground ---------------------------------------------------------------------------------------
+
+void read_ground(const ModelFileSpec& spec, AssembledModel& model, const ModelInputs& inputs) {
+  if (spec.ground.line == 0 && spec.ground.fields.empty()) return;
+  const SpecReader r(spec, spec.ground);
+  const std::string type = spec.ground.type.empty() ? "fixed" : spec.ground.type;
+  if (type != "fixed" && type != "accelerated")
+    r.fail("type", "'fixed' or 'accelerated'", "'" + type + "'");
+  r.allow_only(type == "fixed" ? std::vector<std::string>{"origin", "angles"}
+                               : std::vector<std::string>{"origin", "angles", "acceleration"});
+  elements::Ground g;
+  g.origin = read_vector_or(r, "origin", spec.dimension, {});
+  if (r.has("angles")) {
+    if (spec.dimension == 2) {
+      g.rotation = elements::rotation_z(r.number("angles"));
+    } else {
+      const auto a = r.numbers("angles", 3);  // yaw, pitch, roll of the structure
+      g.rotation = elements::rotation(elements::AngleSequence::kZyx, a[0], a[1], a[2]);
+    }
+  }
+  model.set_ground(g);
+  if (type == "accelerated") {
+    // Each component names an input signal (m/s²) or is 0.
+    std::shared_ptr<const Signal> s[3];
+    const SpecField* field = nullptr;
+    for (const auto& [name, f] : spec.ground.fields)
+      if (name == "acceleration") field = &f;
+    if (!field) r.fail("acceleration", "a list of input names (or 0) per axis", "nothing");
+    if (static_cast<int>(field->items.size()) != spec.dimension)
+      r.fail("acceleration", std::to_string(spec.dimension) + " entries (input names or 0)",
+             std::to_string(field->items.size()));
+    for (size_t k = 0; k < field->items.size(); ++k) {
+      const std::string& item = field->items[k];
+      if (item == "0" || item == "0.0") continue;
+      s[k] = inputs.find(item);
+      if (!s[k]) s[k] = std::make_shared<ZeroSignal>();  // declared but unassigned: at rest
+    }
+    model.set_ground_acceleration(s[0], s[1], s[2]);
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& model_file_body_types() {
+  static const std::vector<std::string> types = {"point", "planar", "spatial"};
+  return types;
+}
+
+const std::vector<std::string>& model_file_element_types() {
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> t;
+    for (const auto& [name, reader] : element_readers()) t.push_back(name);
+    return t;
+  }();
+  return types;
+}
+
+std::vector<std::string> model_file_inputs(const ModelFileSpec& spec) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const auto& [field, value] : spec.ground.fields)
+    if (field == "acceleration")
+      for (const auto& item : value.items)
+        if (item != "0" && item != "0.0") add(item);
+  for (const auto& e : spec.elements)
+    for (const auto& [field, value] : e.fields)
+      if (field == "input" && !value.items.empty()) add(value.items[0]);
+  return names;
+}
+
+std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
+                                                      const ModelInputs& inputs) {
+  auto model = std::make_unique<AssembledModel>(spec.name.empty() ? "model_file" : spec.name,
+                                                spec.dimension);
+  for (const auto& e : spec.bodies) model->add_body(read_body(spec, e));
+  read_ground(spec, *model, inputs);
+  read_points(spec, *model);
+  const PointTable points(spec, *model);
+  ElementContext context{spec, *model, points, inputs};
+  for (const auto& e : spec.elements) {
+    const SpecReader r(spec, e);
+    const auto& readers = element_readers();
+    const auto it = std::find_if(readers.begin(), readers.end(),
+                                 [&](const auto& p) { return p.first == e.type; });
+    if (it == readers.end())
+      r.fail("type", "one of: " + join(model_file_element_types()), "'" + e.type + "'");
+    try {
+      it->second(r, context);
+    } catch (const InputError&) {
+      throw;
+    }
+  }
+  if (!spec.independent.empty()) {
+    for (const auto& name : spec.independent) {
+      bool known = false;
+      for (const auto& c : model->coordinates()) known = known || c.name == name;
+      if (!known)
+        throw InputError(spec.source + ":" + std::to_string(spec.independent_line) +
+                         ": independent: unknown coordinate '" + name + "' (expected one of: " +
+                         join(model->coordinate_names()) + ")");
+    }
+    model->set_independent(spec.independent);
+  }
+  for (const auto& p : spec.parameters.entries()) model->record(p.name, p.value);
+  try {
+    model->finalize();
+  } catch (const InputError& e) {
+    throw InputError(spec.source + ": " + e.what());
+  }
+  return model;
+}
+
+void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0) {
+  auto symbols = spec.parameters.symbols();
+  auto fill = [&](const std::vector<std::pair<std::string, SpecField>>& entries, VecRef out,
+                  const char* section) {
+    for (const auto& [name, field] : entries) {
+      int index = -1;
+      for (int i = 0; i < model.nq(); ++i)
+        if (model.coordinates()[static_cast<size_t>(i)].name == name) index = i;
+      const std::string where = spec.source + ":" + std::to_string(field.line) + ": " + section + "." + name;
+      if (index < 0)
+        throw InputError(where + ": unknown coordinate (expected one of: " +
+                         join(model.coordinate_names()) + ")");
+      if (field.items.size() != 1) throw InputError(where + ": expected a number, got a list");
+      const double value = evaluate_expression(field.items[0], symbols, where);
+      if (!std::isfinite(value)) throw InputError(where + ": expected a finite number, got " + field.items[0]);
+      out(index) = value;
+    }
+  };
+  q0.setZero();
+  v0.setZero();
+  fill(spec.initial_position, q0, "initial");
+  fill(spec.initial_velocity, v0, "initial_velocity");
+}
+
+BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
+  if (config.model_file.empty())
+    return build_model(config.model, config.parameters, config.source + ": model.parameters", inputs);
+  auto spec = std::make_shared<ModelFileSpec>(load_model_file(config.model_file, config.model_changes));
+  const std::vector<std::string> accepted = model_file_inputs(*spec);
+  for (const auto& [name, signal] : inputs.signals) {
+    if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) {
+      std::string msg = config.source + ": inputs." + name + ": model file " + spec->source +
+                        " has no input '" + name + "'; expected one of:";
+      if (accepted.empty()) msg += " (none: the model file names no input signal)";
+      for (const auto& a : accepted) msg += " " + a;
+      throw InputError(msg);
+    }
+  }
+  BuiltModel built;
+  built.model = build_assembled_model(*spec, inputs);
+  built.q0 = Vec::Zero(built.model->nq());
+  built.v0 = Vec::Zero(built.model->nq());
+  model_file_initial_state(*spec, *built.model, built.q0, built.v0);
+  built.project_initial_state = true;
+  built.file = std::move(spec);
+  return built;
+}
+
+}  // namespace gmbd

@@ -1,0 +1,42 @@
+// Model files → AssembledModel: every body, point and element type a model file may name, their
+// fields and checks (docs/model-files.md), and the catalogue entry that lets run files use a file.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/signal.hpp"
+#include "elements/assembly.hpp"
+#include "io/model_file.hpp"
+#include "models/registry.hpp"
+
+namespace gmbd {
+
+/// Type names accepted in each section, in documentation order.
+const std::vector<std::string>& model_file_body_types();
+const std::vector<std::string>& model_file_element_types();
+
+/// Input signals a model file refers to (ground acceleration components, driven loads).
+std::vector<std::string> model_file_inputs(const ModelFileSpec& spec);
+
+/// Builds the model. Throws InputError "<file>:<line>: <section>.<name>.<field>: expected …,
+/// got …" for an unknown type (listing the valid ones), a point or body that does not exist, a
+/// wrong vector size, a negative mass, an inertia that is not positive semi-definite, and (from
+/// finalize) a massless coordinate that nothing holds.
+std::unique_ptr<elements::AssembledModel> build_assembled_model(const ModelFileSpec& spec,
+                                                                 const ModelInputs& inputs = {});
+
+/// Initial state: q from the `initial:` expressions (unnamed coordinates 0), v from
+/// `initial_velocity:`; expressions may use parameters. Throws InputError for an unknown
+/// coordinate name (listing the valid ones). The caller projects onto the constraints.
+void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0);
+
+struct RunConfig;
+
+/// The model of a run: the catalogue model (build_model) or, for `model: {file: …}`, the
+/// assembled model of the file with the run's parameter changes, its initial state from the
+/// file (to be projected) and the spec for metadata. `context` prefixes catalogue errors.
+BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs);
+
+}  // namespace gmbd
