@@ -68,6 +68,9 @@ void AssembledModel::add_element(std::unique_ptr<Element> element) {
   require_building("add_element");
   Slot slot;
   slot.holonomic_row = n_holonomic();
+  slot.rows = element->n_holonomic();
+  if (slot.rows > kMaxElementRows)
+    throw std::logic_error("element '" + element->name() + "' has more rows than kMaxElementRows");
   for (const auto& row : element->holonomic_rows())
     add_holonomic(row.empty() ? element->name() : element->name() + "." + row);
   if (!element->nonholonomic_rows().empty())
@@ -172,7 +175,7 @@ void AssembledModel::holonomic(double t, CVec q, VecRef g) const {
   double lq[kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    if (e.n_holonomic() == 0) continue;
+    if (slots_[k].rows == 0) continue;
     gather(e, q, lq);
     e.holonomic(t, lq, g.data() + slots_[k].holonomic_row);
   }
@@ -182,7 +185,7 @@ void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
   double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    const int rows = e.n_holonomic();
+    const int rows = slots_[k].rows;
     if (rows == 0) continue;
     const int n = e.local_size();
     gather(e, q, lq);
@@ -197,7 +200,7 @@ void AssembledModel::holonomic_time_rate(double t, CVec q, VecRef gt) const {
   double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    if (e.n_holonomic() == 0) continue;
+    if (slots_[k].rows == 0) continue;
     gather(e, q, lq);
     e.holonomic_jacobian(t, lq, lg, gt.data() + slots_[k].holonomic_row);
   }
@@ -207,7 +210,7 @@ void AssembledModel::holonomic_bias(double t, CVec q, CVec v, VecRef b) const {
   double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    if (e.n_holonomic() == 0) continue;
+    if (slots_[k].rows == 0) continue;
     gather(e, q, lq);
     gather(e, v, lv);
     e.holonomic_bias(t, lq, lv, b.data() + slots_[k].holonomic_row);
@@ -285,7 +288,7 @@ void AssembledModel::constraint_curvature(double t, CVec q, CVec lambda, MatRef 
   double lq[kMaxLocalCoordinates], h[kLocalMatrix];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    if (e.n_holonomic() == 0) continue;
+    if (slots_[k].rows == 0) continue;
     const int n = e.local_size();
     gather(e, q, lq);
     std::fill(h, h + n * n, 0.0);

@@ -81,8 +81,9 @@ class AssembledModel final : public Model {
   void constraint_curvature(double t, CVec q, CVec lambda, MatRef H) const;
 
  private:
-  struct Slot {  // where an element's rows start
+  struct Slot {  // where an element's rows start and how many (cached: row names allocate)
     int holonomic_row = 0;
+    int rows = 0;
   };
   void require_building(const char* method) const;
   void gather(const Element& e, CVec x, double* local) const;

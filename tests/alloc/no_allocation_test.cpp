@@ -14,6 +14,8 @@
 #include "integrators/integrator.hpp"
 #include "core/signal.hpp"
 #include "models/registry.hpp"
+#include "constraints/dsc.hpp"
+#include "io/model_builder.hpp"
 
 namespace {
 std::atomic<bool> g_armed{false};
@@ -181,6 +183,29 @@ TEST(NoAllocation, RisModelsWithDscUnderFloorMotion) {
       EXPECT_EQ(allocations_of_steps(*ris.model, ris.q0, ris.v0, options, "dsc", 0.01, &steps), 0)
           << name << " + " << method << " + dsc";
       EXPECT_GT(steps, 20) << name << " " << method;
+    }
+  }
+}
+
+// Assembled (model-file) models: element gathers, AD evaluations and scatters use only fixed-size
+// stack storage, so RK4 + DSC and RK45 steps allocate nothing.
+TEST(NoAllocation, AssembledModelsWithDsc) {
+  for (const char* file : {"triple_pendulum.yaml", "heavy_top.yaml", "ida_slider_crank.yaml",
+                           "four_bar.yaml"}) {
+    const ModelFileSpec spec =
+        load_model_file(std::string(GMBD_SOURCE_DIR) + "/examples/models/" + file);
+    const auto model = build_assembled_model(spec);
+    Vec q0(model->nq()), v0(model->nq());
+    model_file_initial_state(spec, *model, q0, v0);
+    DscProjector projector(*model, {});
+    projector.correct(0.0, q0, v0);
+    for (const char* method : {"rk4", "rk45"}) {
+      IntegratorOptions options;
+      options.method = method;
+      options.dt = 1e-3;
+      options.rtol = 1e-8;
+      options.atol = 1e-10;
+      EXPECT_EQ(allocations_of_steps(*model, q0, v0, options, "dsc", 0.01), 0) << file << " " << method;
     }
   }
 }

@@ -22,6 +22,8 @@ std::vector<fs::path> example_files() {
   std::vector<fs::path> files;
   const fs::path root = fs::path(GMBD_SOURCE_DIR) / "examples";
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    // examples/models/ holds model files (used by the run files), not run files.
+    if (entry.path().parent_path().filename() == "models") continue;
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
