@@ -1,15 +1,33 @@
-# Installs the library, its headers and a CMake package so that user projects can
-# find_package(GaussMBD) and link GaussMBD::gaussmbd to define models of their own.
+# Installs the libraries (gaussmbd, the CLI library gaussmbd_cli), the public headers and a CMake
+# package, so that user projects can find_package(GaussMBD), link GaussMBD::gaussmbd to define
+# models of their own and GaussMBD::cli to build their own gmbd that knows them.
+#
+# Layout: <prefix>/include/gaussmbd/<module>/*.hpp, <prefix>/include/gaussmbd/gmbd/version.hpp,
+# <prefix>/include/gaussmbd/apps/gmbd/cli.hpp, <prefix>/lib/libgaussmbd{,_cli}.a,
+# <prefix>/lib/cmake/GaussMBD/, <prefix>/bin/gmbd, <prefix>/share/gaussmbd/scripts/.
 include(CMakePackageConfigHelpers)
 
+# Public headers: every header of the module folders except the internal ones listed here. An
+# internal header includes a third-party header that is private to the library (HDF5, SUNDIALS)
+# or is a helper of one module; no public header may include one (ctest
+# package_headers_self_contained compiles every installed header on its own).
+set(GMBD_INTERNAL_HEADERS
+  integrators/sundials_common.hpp  # SUNDIALS plumbing of the IDA/CVODE integrators
+  io/hdf5_support.hpp              # HDF5 error-stack helpers of the writer and the export
+  models/parameter_access.hpp)     # parameter reading inside models/ (users: core/parameters.hpp)
 foreach(mod IN LISTS GMBD_MODULES)
-  install(DIRECTORY ${mod}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/${mod}
-          FILES_MATCHING PATTERN "*.hpp")
+  file(GLOB mod_headers RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${mod}/*.hpp)
+  list(REMOVE_ITEM mod_headers ${GMBD_INTERNAL_HEADERS})
+  list(TRANSFORM mod_headers PREPEND ${PROJECT_SOURCE_DIR}/)
+  install(FILES ${mod_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/${mod})
 endforeach()
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/gmbd/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/gmbd)
+# The CLI library's one public header (apps/gmbd/commands.hpp stays internal).
+install(FILES ${PROJECT_SOURCE_DIR}/apps/gmbd/cli.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/apps/gmbd)
 
-install(TARGETS gaussmbd gmbd_warnings EXPORT GaussMBDTargets
+install(TARGETS gaussmbd gaussmbd_cli gmbd_warnings EXPORT GaussMBDTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

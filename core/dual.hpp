@@ -9,7 +9,7 @@
 namespace gmbd {
 
 /// x = value + Σ_k d[k] ε_k with ε_j ε_k = 0. Every operation applies the chain rule, so a
-/// function written once for a generic scalar returns its exact derivatives (docs/elements.md
+/// function written once for a generic scalar returns its exact derivatives (docs/model-files.md,
 /// "Exact derivatives"). T may itself be a Dual (nested: derivatives of derivatives).
 template <class T, int N>
 struct Dual {

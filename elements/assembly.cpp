@@ -49,6 +49,14 @@ int AssembledModel::add_float_coordinate(const std::string& point_name) {
   return index;
 }
 
+int AssembledModel::add_element_coordinate(const std::string& element_name,
+                                           const std::string& suffix, const std::string& unit) {
+  require_building("add_element_coordinate");
+  if (!elements_.empty())
+    throw std::logic_error("AssembledModel::add_element_coordinate: must precede elements");
+  return add_coordinate(element_name + "." + suffix, unit);
+}
+
 int AssembledModel::add_point(PointDef point) {
   require_building("add_point");
   points_.push_back(std::move(point));
@@ -73,9 +81,14 @@ void AssembledModel::add_element(std::unique_ptr<Element> element) {
     throw std::logic_error("element '" + element->name() + "' has more rows than kMaxElementRows");
   for (const auto& row : element->holonomic_rows())
     add_holonomic(row.empty() ? element->name() : element->name() + "." + row);
-  if (!element->nonholonomic_rows().empty())
-    throw InputError("element '" + element->name() +
-                     "': non-holonomic elements are not supported by this assembly yet");
+  // Non-holonomic rows come after every holonomic row (Model convention), so their global
+  // index is fixed at finalize(); here only the order among them.
+  slot.nonholonomic_row = n_nonholonomic();
+  slot.nonholonomic_rows = element->n_nonholonomic();
+  if (slot.nonholonomic_rows > kMaxElementRows)
+    throw std::logic_error("element '" + element->name() + "' has more rows than kMaxElementRows");
+  for (const auto& row : element->nonholonomic_rows())
+    add_nonholonomic(row.empty() ? element->name() : element->name() + "." + row);
   slots_.push_back(slot);
   elements_.push_back(std::move(element));
 }
@@ -115,7 +128,7 @@ void AssembledModel::finalize() {
   mass_matrix(0.0, q, M);
   std::vector<bool> held(static_cast<size_t>(nq()), false);
   for (const auto& e : elements_) {
-    const bool holds = e->n_holonomic() > 0 || e->holds_coordinates();
+    const bool holds = e->n_holonomic() > 0 || e->n_nonholonomic() > 0 || e->holds_coordinates();
     if (!holds) continue;
     for (int c : e->coordinates()) held[static_cast<size_t>(c)] = true;
   }
@@ -128,7 +141,89 @@ void AssembledModel::finalize() {
       throw InputError(msg.str());
     }
   }
+  // Velocity-level weights: rates a rolling constraint determines are dependent.
+  velocity_weights_ = weights_;
+  for (const auto& e : elements_)
+    for (int local : e->rate_dependent_coordinates())
+      velocity_weights_[static_cast<size_t>(e->coordinates()[static_cast<size_t>(local)])] = 1.0;
+  // Closed-form correction only when every constraint element has one.
+  all_explicit_ = false;
+  {
+    bool any = false, all = true;
+    for (const auto& e : elements_) {
+      if (e->n_holonomic() == 0 && e->n_nonholonomic() == 0) continue;
+      any = any || e->has_explicit_correction();
+      all = all && e->has_explicit_correction();
+    }
+    all_explicit_ = any && all;
+  }
+  derive_partition();
   finalized_ = true;
+}
+
+void AssembledModel::derive_partition() {
+  partition_ = {};
+  const int n = nq();
+  // Border: coordinates touched by more than one constraint element, with their whole body.
+  std::vector<int> touches(static_cast<size_t>(n), 0);
+  for (const auto& e : elements_) {
+    if (e->n_holonomic() + e->n_nonholonomic() == 0) continue;
+    std::vector<int> seen;
+    for (int c : e->coordinates())
+      if (std::find(seen.begin(), seen.end(), c) == seen.end()) seen.push_back(c);
+    for (int c : seen) ++touches[static_cast<size_t>(c)];
+  }
+  std::vector<bool> border(static_cast<size_t>(n), false);
+  for (int i = 0; i < n; ++i) border[static_cast<size_t>(i)] = touches[static_cast<size_t>(i)] > 1;
+  for (const auto& b : bodies_) {
+    bool any = false;
+    for (int i = 0; i < b.size(); ++i) any = any || border[static_cast<size_t>(b.first + i)];
+    for (int i = 0; any && i < b.size(); ++i) border[static_cast<size_t>(b.first + i)] = true;
+  }
+  // Union-find over non-border coordinates joined by a body or an element.
+  std::vector<int> parent(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) parent[static_cast<size_t>(i)] = i;
+  auto find = [&](int x) {
+    while (parent[static_cast<size_t>(x)] != x) x = parent[static_cast<size_t>(x)] = parent[static_cast<size_t>(parent[static_cast<size_t>(x)])];
+    return x;
+  };
+  auto unite = [&](int a, int b) { parent[static_cast<size_t>(find(a))] = find(b); };
+  auto join_all = [&](const std::vector<int>& coords) {
+    int first = -1;
+    for (int c : coords) {
+      if (border[static_cast<size_t>(c)]) continue;
+      if (first < 0) first = c; else unite(first, c);
+    }
+  };
+  for (const auto& b : bodies_) {
+    std::vector<int> coords;
+    for (int i = 0; i < b.size(); ++i) coords.push_back(b.first + i);
+    join_all(coords);
+  }
+  for (const auto& e : elements_) join_all(e->coordinates());
+  // Groups: one per root; rows of an element go to the group of its non-border coordinates.
+  std::vector<int> group_of(static_cast<size_t>(n), -1);
+  for (int i = 0; i < n; ++i) {
+    if (border[static_cast<size_t>(i)]) continue;
+    const int root = find(i);
+    if (group_of[static_cast<size_t>(root)] < 0) {
+      group_of[static_cast<size_t>(root)] = static_cast<int>(partition_.groups.size());
+      partition_.groups.emplace_back();
+    }
+    partition_.groups[static_cast<size_t>(group_of[static_cast<size_t>(root)])].coordinates.push_back(i);
+  }
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    int group = -1;
+    for (int c : e.coordinates())
+      if (!border[static_cast<size_t>(c)]) group = group_of[static_cast<size_t>(find(c))];
+    if (group < 0) continue;  // rows on border coordinates only: border rows
+    auto& rows = partition_.groups[static_cast<size_t>(group)].rows;
+    for (int r = 0; r < slots_[k].rows; ++r) rows.push_back(slots_[k].holonomic_row + r);
+    for (int r = 0; r < slots_[k].nonholonomic_rows; ++r)
+      rows.push_back(n_holonomic() + slots_[k].nonholonomic_row + r);
+  }
+  if (partition_.groups.size() < 2) partition_ = {};
 }
 
 void AssembledModel::gather(const Element& e, CVec x, double* local) const {
@@ -215,6 +310,67 @@ void AssembledModel::holonomic_bias(double t, CVec q, CVec v, VecRef b) const {
     gather(e, v, lv);
     e.holonomic_bias(t, lq, lv, b.data() + slots_[k].holonomic_row);
   }
+}
+
+void AssembledModel::nonholonomic(double t, CVec q, CVec v, VecRef h) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    if (slots_[k].nonholonomic_rows == 0) continue;
+    const Element& e = *elements_[k];
+    gather(e, q, lq);
+    gather(e, v, lv);
+    e.nonholonomic(t, lq, lv, h.data() + slots_[k].nonholonomic_row);
+  }
+}
+
+void AssembledModel::nonholonomic_jacobian(double t, CVec q, MatRef H) const {
+  double lq[kMaxLocalCoordinates], lh[kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const int rows = slots_[k].nonholonomic_rows;
+    if (rows == 0) continue;
+    const Element& e = *elements_[k];
+    const int n = e.local_size();
+    gather(e, q, lq);
+    e.nonholonomic_jacobian(t, lq, lh);
+    const int row0 = slots_[k].nonholonomic_row;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < n; ++i) H(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += lh[r * n + i];
+  }
+}
+
+void AssembledModel::nonholonomic_bias(double t, CVec q, CVec v, VecRef b) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    if (slots_[k].nonholonomic_rows == 0) continue;
+    const Element& e = *elements_[k];
+    gather(e, q, lq);
+    gather(e, v, lv);
+    e.nonholonomic_bias(t, lq, lv, b.data() + slots_[k].nonholonomic_row);
+  }
+}
+
+void AssembledModel::velocity_correction_weights(VecRef w) const {
+  for (int i = 0; i < nq(); ++i)
+    w(i) = velocity_weights_.empty() ? 1.0 : velocity_weights_[static_cast<size_t>(i)];
+}
+
+bool AssembledModel::explicit_correction(double t, VecRef q, VecRef v) const {
+  if (!all_explicit_) return false;
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    if (slots_[k].rows == 0 && slots_[k].nonholonomic_rows == 0) continue;
+    gather(e, q, lq);
+    gather(e, v, lv);
+    e.explicit_correction(t, lq, lv);
+    // Scatter back (a coordinate listed twice receives the same value twice).
+    const auto& idx = e.coordinates();
+    for (size_t i = 0; i < idx.size(); ++i) {
+      q(idx[i]) = lq[i];
+      v(idx[i]) = lv[i];
+    }
+  }
+  return true;
 }
 
 bool AssembledModel::conserves_energy() const {

@@ -31,6 +31,10 @@ class AssembledModel final : public Model {
   /// A sliding coordinate (massless float) carried by point `point_name`.
   int add_float_coordinate(const std::string& point_name);
   int add_point(PointDef point);
+  /// A coordinate owned by an element (e.g. a rolling ball's xb, yb, r, …): created before the
+  /// elements, named "<element>.<suffix>". Massless; the element's rows must hold it.
+  int add_element_coordinate(const std::string& element_name, const std::string& suffix,
+                             const std::string& unit);
   void set_ground(Ground ground) { ground_ = ground; }
   /// Uniform gravity g (world axes, m/s²): f = m g on every body, V = −m g·r. Adds to any
   /// gravity set before (several `gravity` elements sum).
@@ -67,11 +71,23 @@ class AssembledModel final : public Model {
   void holonomic_jacobian(double t, CVec q, MatRef G) const override;
   void holonomic_time_rate(double t, CVec q, VecRef gt) const override;
   void holonomic_bias(double t, CVec q, CVec v, VecRef b) const override;
+  void nonholonomic(double t, CVec q, CVec v, VecRef h) const override;
+  void nonholonomic_jacobian(double t, CVec q, MatRef H) const override;
+  void nonholonomic_bias(double t, CVec q, CVec v, VecRef b) const override;
   bool has_energy() const override { return true; }
   bool conserves_energy() const override;
   /// Σ kinetic energies + Σ element potentials (ground frame).
   double energy(double t, CVec q, CVec v) const override;
   void correction_weights(VecRef w) const override;
+  /// As correction_weights(), but 1 on coordinates whose rates a non-holonomic element
+  /// determines (Element::rate_dependent_coordinates).
+  void velocity_correction_weights(VecRef w) const override;
+  /// Applies every constraint element's closed-form correction when all of them have one.
+  bool explicit_correction(double t, VecRef q, VecRef v) const override;
+  /// Derived from the element graph at finalize(): a coordinate touched by more than one
+  /// constraint element (with all coordinates of its body) is border; the rest splits into
+  /// connected groups through shared elements, each with its elements' rows (RIS: one group per
+  /// ball, the platform as border). Empty (dense solve) when fewer than two groups appear.
   KktPartition kkt_partition() const override { return partition_; }
 
   // ---- tangents for linear analysis -----------------------------------------------------------
@@ -84,7 +100,10 @@ class AssembledModel final : public Model {
   struct Slot {  // where an element's rows start and how many (cached: row names allocate)
     int holonomic_row = 0;
     int rows = 0;
+    int nonholonomic_row = 0;
+    int nonholonomic_rows = 0;
   };
+  void derive_partition();
   void require_building(const char* method) const;
   void gather(const Element& e, CVec x, double* local) const;
 
@@ -99,7 +118,8 @@ class AssembledModel final : public Model {
   std::shared_ptr<const Signal> ground_acceleration_[3];
   std::vector<std::unique_ptr<Element>> elements_;
   std::vector<Slot> slots_;
-  std::vector<double> weights_;
+  std::vector<double> weights_, velocity_weights_;
+  bool all_explicit_ = false;
   KktPartition partition_;
 };
 

@@ -38,6 +38,7 @@ class Element {
   virtual std::vector<std::string> holonomic_rows() const { return {}; }
   virtual std::vector<std::string> nonholonomic_rows() const { return {}; }
   int n_holonomic() const { return static_cast<int>(holonomic_rows().size()); }
+  int n_nonholonomic() const { return static_cast<int>(nonholonomic_rows().size()); }
   /// g(t, q) (rows); G = ∂g/∂q (rows × n) and ∂g/∂t (rows); b = −(d²/ds² g(t+s, q+s v)).
   virtual void holonomic(double /*t*/, const double* /*q*/, double* /*g*/) const {}
   virtual void holonomic_jacobian(double /*t*/, const double* /*q*/, double* /*G*/,
@@ -67,6 +68,19 @@ class Element {
   virtual bool non_conservative() const { return false; }
   /// True for elastic elements, which hold massless coordinates (floats) in place.
   virtual bool holds_coordinates() const { return false; }
+
+  // ---- state correction -------------------------------------------------------------------
+  /// Local indices of coordinates whose *rates* this element's non-holonomic rows determine
+  /// (they are dependent at velocity level even when independent at position level: a rolling
+  /// ball's centre rates follow from the platform's). Default: none.
+  virtual std::vector<int> rate_dependent_coordinates() const { return {}; }
+  /// Closed-form correction of this element's dependent coordinates and rates from the others
+  /// (local arrays, modified in place). Returns false when the element has none; the assembly
+  /// uses explicit correction only when every constraint element has one.
+  virtual bool explicit_correction(double /*t*/, double* /*q*/, double* /*v*/) const {
+    return false;
+  }
+  virtual bool has_explicit_correction() const { return false; }
 
  protected:
   void set_coordinates(std::vector<int> global_indices) {

@@ -20,7 +20,7 @@ struct Ground {
 /// A point of a body or of the ground, in the carrier's frame:
 ///   ordinary  P = r + R p
 ///   sliding   P = r + R (p + s n)   (s a massless "float" coordinate, n a unit vector in the
-///                                    body frame: blade tips; SUSPENSIONS theory in docs/elements.md)
+///                                    body frame: blade tips; docs/model-files.md, points)
 struct PointDef {
   std::string name;
   int body = -1;          ///< index into the model's bodies; −1 = ground

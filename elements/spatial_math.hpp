@@ -1,5 +1,5 @@
 // Small fixed-size 3-vectors and 3×3 matrices over any scalar (double or Dual), and the
-// rotation matrices of the angle sequences bodies use (docs/elements.md §Rotations).
+// rotation matrices of the angle sequences bodies use (docs/model-files.md, bodies).
 #pragma once
 
 #include <array>

@@ -9,12 +9,14 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "io/expression_signal.hpp"
 #include "io/run_config.hpp"
 #include "elements/coincident.hpp"
 #include "elements/distance.hpp"
 #include "elements/applied_force.hpp"
 #include "elements/point_on_line.hpp"
 #include "elements/revolute.hpp"
+#include "elements/rolling_ball.hpp"
 #include "elements/spring_damper.hpp"
 
 namespace gmbd {
@@ -187,17 +189,75 @@ struct ElementContext {
   AssembledModel& model;
   const PointTable& points;
   const ModelInputs& inputs;
+  /// Coordinates created for elements that own some (rolling balls), by element name.
+  std::map<std::string, std::vector<int>> own_coordinates;
 };
+
+/// Suffixes and units of the coordinates a rolling_ball element owns (ris_xytheta's per ball).
+const std::vector<std::pair<const char*, const char*>>& rolling_ball_coordinates() {
+  static const std::vector<std::pair<const char*, const char*>> c = {
+      {"xb", "m"}, {"yb", "m"}, {"r", "m"}, {"xt", "m"}, {"yt", "m"}, {"q", "m"}};
+  return c;
+}
 
 using ElementReader = std::function<void(const SpecReader&, ElementContext&)>;
 
-elements::LoadComponent load(const SpecReader& r, const ElementContext& c, double scale) {
+/// u(t) = a(t)·b(t): a load given as an expression of t times an input signal.
+class ProductSignal final : public Signal {
+ public:
+  ProductSignal(std::shared_ptr<const Signal> a, std::shared_ptr<const Signal> b)
+      : a_(std::move(a)), b_(std::move(b)) {}
+  double value(double t) const override { return a_->value(t) * b_->value(t); }
+  double sample_interval() const override {
+    const double x = a_->sample_interval(), y = b_->sample_interval();
+    return x == 0.0 ? y : (y == 0.0 ? x : std::min(x, y));
+  }
+  std::string description() const override { return a_->description() + " × " + b_->description(); }
+
+ private:
+  std::shared_ptr<const Signal> a_, b_;
+};
+
+/// Raw text of a field's items (scalars and lists alike).
+const SpecField* raw_field(const SpecEntry& e, const std::string& name) {
+  for (const auto& [field, value] : e.fields)
+    if (field == name) return &value;
+  return nullptr;
+}
+
+/// A load component from its text: a constant, or an expression of the time t (then a signal);
+/// multiplied by the entry's `input:` signal when it names one.
+elements::LoadComponent load(const SpecReader& r, const ElementContext& c, const std::string& field,
+                             size_t item) {
   elements::LoadComponent l;
-  l.scale = scale;
+  const SpecField* f = raw_field(r.entry(), field);
+  if (f == nullptr) r.fail(field, "a value (N, N·m; a number or an expression of t)", "nothing");
+  if (item >= f->items.size()) {
+    l.scale = 0.0;  // 2-D models have no z component
+    return l;
+  }
+  std::string where = r.where(field);
+  if (f->is_list) where += "[" + std::to_string(item) + "]";
+  auto expression = std::make_shared<ExpressionSignal>(f->items[item], c.spec.parameters.symbols(), where);
+  const double at0 = expression->value(0.0);
+  if (!std::isfinite(at0)) r.fail(field, "a finite value", f->items[item] + " = " + std::to_string(at0));
+  if (expression->expression().is_constant()) {
+    l.scale = at0;
+  } else {
+    l.scale = 1.0;
+    l.signal = expression;
+  }
   if (r.has("input")) {
     const std::string name = r.name("input");
-    l.signal = c.inputs.find(name);
-    if (!l.signal) l.signal = std::make_shared<ZeroSignal>();  // unassigned input: at rest
+    auto input = c.inputs.find(name);
+    if (!input) input = std::make_shared<ZeroSignal>();  // unassigned input: at rest
+    if (l.signal) {
+      // expression × input: both time functions
+      auto product = std::make_shared<ProductSignal>(l.signal, input);
+      l.signal = product;
+    } else {
+      l.signal = input;
+    }
   }
   return l;
 }
@@ -347,15 +407,18 @@ void read_point_force(const SpecReader& r, ElementContext& c) {
   r.allow_only({"point", "force", "input"});
   LocalCoordinates local;
   const PointBinding p = local.bind(c.points.resolve(r, "point"), c.model.bodies(), c.model.ground());
-  const Vec3<double> f = read_vector(r, "force", c.spec.dimension);
-  c.model.add_element(std::make_unique<elements::PointForce>(r.entry().name, local, p, load(r, c, f.x),
-                                                             load(r, c, f.y), load(r, c, f.z)));
+  const SpecField* f = raw_field(r.entry(), "force");
+  if (f == nullptr || static_cast<int>(f->items.size()) != c.spec.dimension)
+    r.fail("force", std::to_string(c.spec.dimension) + " components (numbers or expressions of t)",
+           f ? std::to_string(f->items.size()) : std::string("nothing"));
+  c.model.add_element(std::make_unique<elements::PointForce>(r.entry().name, local, p, load(r, c, "force", 0),
+                                                             load(r, c, "force", 1), load(r, c, "force", 2)));
 }
 
 void read_coordinate_force(const SpecReader& r, ElementContext& c) {
   r.allow_only({"coordinate", "value", "input"});
   const int i = coordinate_of(r, c.model, "coordinate");
-  c.model.add_element(std::make_unique<elements::CoordinateForce>(r.entry().name, i, load(r, c, r.number("value"))));
+  c.model.add_element(std::make_unique<elements::CoordinateForce>(r.entry().name, i, load(r, c, "value", 0)));
 }
 
 void read_coordinate_damper(const SpecReader& r, ElementContext& c) {
@@ -363,6 +426,41 @@ void read_coordinate_damper(const SpecReader& r, ElementContext& c) {
   const int i = coordinate_of(r, c.model, "coordinate");
   c.model.add_element(std::make_unique<elements::CoordinateDamper>(r.entry().name, i,
                                                                    non_negative_or(r, "damping", "N·s/m or N·m·s/rad")));
+}
+
+void read_rolling_ball(const SpecReader& r, ElementContext& c) {
+  if (c.spec.dimension != 2) r.fail("type", "a 2-D model (dimension: 2) for rolling_ball", "dimension 3");
+  r.allow_only({"platform", "bottom", "top", "load", "a0", "a1", "a2", "a3", "a4", "R", "b0", "b1",
+                "v0", "rho_dead"});
+  const std::string platform = r.name("platform");
+  const int body = c.model.body_index(platform);
+  if (body < 0 || c.model.bodies()[static_cast<size_t>(body)].kind != BodyKind::kPlanar)
+    r.fail("platform", "the name of a planar body", "'" + platform + "'");
+  const PointDef bottom = c.points.resolve(r, "bottom");
+  if (bottom.body >= 0) r.fail("bottom", "a point on the ground (the bottom dish centre)", "'" + bottom.name + "'");
+  const PointDef top = c.points.resolve(r, "top");
+  if (top.body != body) r.fail("top", "a point of the platform '" + platform + "' (the top dish centre)", "'" + top.name + "'");
+  LocalCoordinates local;
+  const PointBinding top_binding = local.bind(top, c.model.bodies(), c.model.ground());
+  const PointBinding bottom_binding = local.bind(bottom, c.model.bodies(), c.model.ground());
+  std::array<int, 6> own{};
+  const auto& globals = c.own_coordinates.at(r.entry().name);
+  for (size_t k = 0; k < 6; ++k) own[k] = local.add_coordinate(globals[k]);
+  elements::DishProfile dish;  // defaults: the published dish
+  if (r.has("a0")) dish.a0 = positive(r, "a0", "m");
+  if (r.has("a1")) dish.a1 = non_negative_or(r, "a1", "−");
+  if (r.has("a2")) dish.a2 = non_negative_or(r, "a2", "m");
+  if (r.has("a3")) dish.a3 = non_negative_or(r, "a3", "m");
+  if (r.has("a4")) dish.a4 = non_negative_or(r, "a4", "m");
+  if (r.has("R")) dish.R = positive(r, "R", "m");
+  elements::RollingResistance res;
+  res.b0 = r.number_or("b0", 0.0);
+  res.b1 = r.number_or("b1", 0.0);
+  res.v0 = r.has("v0") ? positive(r, "v0", "m/s") : 0.005;
+  res.rho_dead = non_negative_or(r, "rho_dead", "m");
+  const double load = non_negative_or(r, "load", "N");
+  c.model.add_element(std::make_unique<elements::RollingBall>(r.entry().name, local, own, bottom_binding,
+                                                              top_binding, top_binding.offset, dish, load, res));
 }
 
 const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
@@ -377,11 +475,21 @@ const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
       {"point_force", read_point_force},
       {"coordinate_force", read_coordinate_force},
       {"coordinate_damper", read_coordinate_damper},
+      {"rolling_ball", read_rolling_ball},
   };
   return readers;
 }
 
 // ---- ground ---------------------------------------------------------------------------------------
+
+/// An acceleration entry names an input signal when it is a bare identifier that is neither a
+/// parameter nor the time t; anything else is a number or an expression of t.
+bool is_input_name(const std::string& item, const ModelFileSpec& spec) {
+  if (item.empty() || !(std::isalpha(static_cast<unsigned char>(item[0])) || item[0] == '_')) return false;
+  for (char ch : item)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) return false;
+  return item != "t" && item != "pi" && item != "e" && !spec.parameters.contains(item);
+}
 
 void read_ground(const ModelFileSpec& spec, AssembledModel& model, const ModelInputs& inputs) {
   if (spec.ground.line == 0 && spec.ground.fields.empty()) return;
@@ -412,11 +520,18 @@ void read_ground(const ModelFileSpec& spec, AssembledModel& model, const ModelIn
     if (static_cast<int>(field->items.size()) != spec.dimension)
       r.fail("acceleration", std::to_string(spec.dimension) + " entries (input names or 0)",
              std::to_string(field->items.size()));
+    const auto symbols = spec.parameters.symbols();
     for (size_t k = 0; k < field->items.size(); ++k) {
       const std::string& item = field->items[k];
-      if (item == "0" || item == "0.0") continue;
-      s[k] = inputs.find(item);
-      if (!s[k]) s[k] = std::make_shared<ZeroSignal>();  // declared but unassigned: at rest
+      if (is_input_name(item, spec)) {
+        s[k] = inputs.find(item);
+        if (!s[k]) s[k] = std::make_shared<ZeroSignal>();  // declared but unassigned: at rest
+        continue;
+      }
+      // A number or an expression of t (m/s²).
+      auto e = std::make_shared<ExpressionSignal>(item, symbols, r.where("acceleration") + "[" + std::to_string(k) + "]");
+      if (e->expression().is_constant() && e->value(0.0) == 0.0) continue;
+      s[k] = e;
     }
     model.set_ground_acceleration(s[0], s[1], s[2]);
   }
@@ -446,7 +561,7 @@ std::vector<std::string> model_file_inputs(const ModelFileSpec& spec) {
   for (const auto& [field, value] : spec.ground.fields)
     if (field == "acceleration")
       for (const auto& item : value.items)
-        if (item != "0" && item != "0.0") add(item);
+        if (is_input_name(item, spec)) add(item);
   for (const auto& e : spec.elements)
     for (const auto& [field, value] : e.fields)
       if (field == "input" && !value.items.empty()) add(value.items[0]);
@@ -461,7 +576,14 @@ std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
   read_ground(spec, *model, inputs);
   read_points(spec, *model);
   const PointTable points(spec, *model);
-  ElementContext context{spec, *model, points, inputs};
+  ElementContext context{spec, *model, points, inputs, {}};
+  // Elements that own coordinates create them now (coordinates precede elements).
+  for (const auto& e : spec.elements) {
+    if (e.type != "rolling_ball") continue;
+    auto& own = context.own_coordinates[e.name];
+    for (const auto& [suffix, unit] : rolling_ball_coordinates())
+      own.push_back(model->add_element_coordinate(e.name, suffix, unit));
+  }
   for (const auto& e : spec.elements) {
     const SpecReader r(spec, e);
     const auto& readers = element_readers();

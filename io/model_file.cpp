@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -118,27 +120,27 @@ struct Function {
   std::string_view signature;  // shown when the argument count is wrong
   size_t min_args;
   size_t max_args;  // 0: no upper bound
-  double (*apply)(const std::vector<double>&);
+  double (*apply)(const double* args, size_t count);  // args[0 .. count-1]; must not allocate
 };
 
-double fold_min(const std::vector<double>& a) { return *std::min_element(a.begin(), a.end()); }
-double fold_max(const std::vector<double>& a) { return *std::max_element(a.begin(), a.end()); }
+double fold_min(const double* a, size_t n) { return *std::min_element(a, a + n); }
+double fold_max(const double* a, size_t n) { return *std::max_element(a, a + n); }
 
-using Args = const std::vector<double>&;
+using Args = const double*;
 const Function kFunctions[] = {
-    {"sqrt", "sqrt(x)", 1, 1, [](Args a) { return std::sqrt(a[0]); }},
-    {"sin", "sin(x)", 1, 1, [](Args a) { return std::sin(a[0]); }},
-    {"cos", "cos(x)", 1, 1, [](Args a) { return std::cos(a[0]); }},
-    {"tan", "tan(x)", 1, 1, [](Args a) { return std::tan(a[0]); }},
-    {"asin", "asin(x)", 1, 1, [](Args a) { return std::asin(a[0]); }},
-    {"acos", "acos(x)", 1, 1, [](Args a) { return std::acos(a[0]); }},
-    {"atan", "atan(x)", 1, 1, [](Args a) { return std::atan(a[0]); }},
-    {"atan2", "atan2(y, x)", 2, 2, [](Args a) { return std::atan2(a[0], a[1]); }},
-    {"hypot", "hypot(x, y)", 2, 2, [](Args a) { return std::hypot(a[0], a[1]); }},
-    {"exp", "exp(x)", 1, 1, [](Args a) { return std::exp(a[0]); }},
-    {"log", "log(x)", 1, 1, [](Args a) { return std::log(a[0]); }},
-    {"log10", "log10(x)", 1, 1, [](Args a) { return std::log10(a[0]); }},
-    {"abs", "abs(x)", 1, 1, [](Args a) { return std::fabs(a[0]); }},
+    {"sqrt", "sqrt(x)", 1, 1, [](Args a, size_t) { return std::sqrt(a[0]); }},
+    {"sin", "sin(x)", 1, 1, [](Args a, size_t) { return std::sin(a[0]); }},
+    {"cos", "cos(x)", 1, 1, [](Args a, size_t) { return std::cos(a[0]); }},
+    {"tan", "tan(x)", 1, 1, [](Args a, size_t) { return std::tan(a[0]); }},
+    {"asin", "asin(x)", 1, 1, [](Args a, size_t) { return std::asin(a[0]); }},
+    {"acos", "acos(x)", 1, 1, [](Args a, size_t) { return std::acos(a[0]); }},
+    {"atan", "atan(x)", 1, 1, [](Args a, size_t) { return std::atan(a[0]); }},
+    {"atan2", "atan2(y, x)", 2, 2, [](Args a, size_t) { return std::atan2(a[0], a[1]); }},
+    {"hypot", "hypot(x, y)", 2, 2, [](Args a, size_t) { return std::hypot(a[0], a[1]); }},
+    {"exp", "exp(x)", 1, 1, [](Args a, size_t) { return std::exp(a[0]); }},
+    {"log", "log(x)", 1, 1, [](Args a, size_t) { return std::log(a[0]); }},
+    {"log10", "log10(x)", 1, 1, [](Args a, size_t) { return std::log10(a[0]); }},
+    {"abs", "abs(x)", 1, 1, [](Args a, size_t) { return std::fabs(a[0]); }},
     {"min", "min(a, b, ...)", 2, 0, fold_min},
     {"max", "max(a, b, ...)", 2, 0, fold_max},
 };
@@ -154,21 +156,68 @@ std::string argument_count(size_t n) {
   return std::to_string(n) + (n == 1 ? " argument" : " arguments");
 }
 
-/// Evaluates (symbols != nullptr) or only collects the names used (symbols == nullptr, names
-/// receives each name once): one parser so that both agree on what is a symbol.
+using Instruction = detail::ExpressionInstruction;
+using Op = Instruction::Op;
+
+/// Executes one postfix instruction on the stack whose next free entry is `top` and returns the
+/// new top. The one place where expression arithmetic happens: constant folding at parse time
+/// (evaluate_expression) and CompiledExpression::value both call it, so they agree bit for bit.
+/// Does not allocate.
+inline double* execute(const Instruction& in, double* top, double x) {
+  switch (in.op) {
+    case Op::kConstant: *top = in.constant; return top + 1;
+    case Op::kVariable: *top = x; return top + 1;
+    case Op::kAdd: top[-2] = top[-2] + top[-1]; return top - 1;
+    case Op::kSubtract: top[-2] = top[-2] - top[-1]; return top - 1;
+    case Op::kMultiply: top[-2] = top[-2] * top[-1]; return top - 1;
+    case Op::kDivide: top[-2] = top[-2] / top[-1]; return top - 1;
+    case Op::kNegate: top[-1] = -top[-1]; return top;
+    case Op::kPower: top[-2] = std::pow(top[-2], top[-1]); return top - 1;
+    case Op::kCall: {
+      double* args = top - in.argc;
+      *args = kFunctions[in.function].apply(args, in.argc);
+      return args + 1;
+    }
+  }
+  return top;
+}
+
+/// Stack entries the postfix program `code` needs.
+size_t required_stack(const std::vector<Instruction>& code) {
+  size_t depth = 0, deepest = 0;
+  for (const Instruction& in : code) {
+    switch (in.op) {
+      case Op::kConstant:
+      case Op::kVariable: ++depth; break;
+      case Op::kNegate: break;
+      case Op::kCall: depth = depth + 1 - in.argc; break;
+      default: --depth; break;
+    }
+    deepest = std::max(deepest, depth);
+  }
+  return deepest;
+}
+
+/// One parser for three uses, so that they agree on the grammar, on what is a symbol and on
+/// every message. It translates the text to a postfix program, folding each operation whose
+/// operands are all constants as soon as it is parsed:
+///  - evaluate (symbols != nullptr, no variable): everything folds; the program is one constant;
+///  - collect names (symbols == nullptr): `names` receives each name once; names read as 0;
+///  - compile (symbols != nullptr, `variable` not empty): the variable is left as an instruction,
+///    the rest folds; CompiledExpression runs the program.
 class ExpressionParser {
  public:
   ExpressionParser(std::string_view text, const std::string& where, const SymbolMap* symbols,
-                   std::vector<std::string>* names)
-      : text_(text), where_(where), symbols_(symbols), names_(names) {}
+                   std::vector<std::string>* names, std::string_view variable = {})
+      : text_(text), where_(where), symbols_(symbols), names_(names), variable_(variable) {}
 
-  double parse() {
+  std::vector<Instruction> parse() {
     skip_space();
     if (at_end()) syntax_error("a number or an expression");
-    const double value = expr();
+    expr();
     skip_space();
     if (!at_end()) syntax_error("an operator or the end of the expression");
-    return value;
+    return std::move(code_);
   }
 
  private:
@@ -202,59 +251,98 @@ class ExpressionParser {
     return accept('^');
   }
 
-  double expr() {
-    double value = term();
+  // ---- code generation ------------------------------------------------------------------
+  void emit_constant(double value) { code_.push_back({Op::kConstant, 0, 0, value}); }
+
+  /// Appends an operation taking `operands` stack entries, or folds it when they are all
+  /// constants. Each operand of a postfix operation is a complete sub-program; one that is a
+  /// constant is exactly one kConstant instruction (any other ends with an operation or the
+  /// variable), so "the last `operands` instructions are constants" means "all operands are".
+  void emit(Instruction in, size_t operands) {
+    const size_t n = code_.size();
+    const bool foldable =
+        n >= operands && std::all_of(code_.end() - static_cast<std::ptrdiff_t>(operands),
+                                     code_.end(), [](const Instruction& c) {
+                                       return c.op == Op::kConstant;
+                                     });
+    if (!foldable) {
+      code_.push_back(in);
+      return;
+    }
+    std::vector<double> stack(operands + 1);
+    for (size_t k = 0; k < operands; ++k) stack[k] = code_[n - operands + k].constant;
+    execute(in, stack.data() + operands, 0.0);
+    code_.resize(n - operands);
+    emit_constant(stack[0]);
+  }
+  void emit(Op op) { emit({op, 0, 0, 0.0}, op == Op::kNegate ? 1 : 2); }
+
+  // ---- grammar --------------------------------------------------------------------------
+  void expr() {
+    term();
     for (;;) {
       if (accept('+')) {
-        value += term();
+        term();
+        emit(Op::kAdd);
       } else if (accept('-')) {
-        value -= term();
+        term();
+        emit(Op::kSubtract);
       } else {
-        return value;
+        return;
       }
     }
   }
 
-  double term() {
-    double value = unary();
+  void term() {
+    unary();
     for (;;) {
       skip_space();
       // '*' but not the power operator '**'
       if (!at_end() && text_[pos_] == '*' && text_.substr(pos_, 2) != "**") {
         ++pos_;
-        value *= unary();
+        unary();
+        emit(Op::kMultiply);
       } else if (accept('/')) {
-        value /= unary();
+        unary();
+        emit(Op::kDivide);
       } else {
-        return value;
+        return;
       }
     }
   }
 
-  double unary() {
-    if (accept('-')) return -unary();
-    if (accept('+')) return unary();
-    return power();
+  void unary() {
+    if (accept('-')) {
+      unary();
+      emit(Op::kNegate);
+    } else if (accept('+')) {
+      unary();
+    } else {
+      power();
+    }
   }
 
-  double power() {
-    const double base = primary();
-    if (accept_power()) return std::pow(base, unary());
-    return base;
+  void power() {
+    primary();
+    if (accept_power()) {
+      unary();
+      emit(Op::kPower);
+    }
   }
 
-  double primary() {
+  void primary() {
     skip_space();
     if (at_end()) syntax_error("a number, a name or '('");
     const char c = text_[pos_];
     if (c == '(') {
       ++pos_;
-      const double value = expr();
+      expr();
       expect(')', "')'");
-      return value;
+      return;
     }
     if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) {
-      return number();
+      emit_constant(number());
+      return;
     }
     if (is_alpha(c)) return name();
     syntax_error("a number, a name or '('");
@@ -294,7 +382,7 @@ class ExpressionParser {
     return value;
   }
 
-  double name() {
+  void name() {
     const size_t start = pos_;
     while (!at_end() && (is_alpha(text_[pos_]) || is_digit(text_[pos_]) || text_[pos_] == '.')) {
       ++pos_;
@@ -316,7 +404,7 @@ class ExpressionParser {
                        "' (functions: " + function_names() + ")");
     }
     pos_ = after;
-    return symbol(id);
+    symbol(id);
   }
 
   static std::string function_names() {
@@ -325,46 +413,55 @@ class ExpressionParser {
     return join(names);
   }
 
-  double call_function(const Function& f, size_t start) {
+  void call_function(const Function& f, size_t start) {
     expect('(', "'('");
-    std::vector<double> args;
+    size_t count = 0;
     skip_space();
     if (!accept(')')) {
       do {
-        args.push_back(expr());
+        expr();
+        ++count;
       } while (accept(','));
       expect(')', "',' or ')'");
     }
-    const bool too_few = args.size() < f.min_args;
-    const bool too_many = f.max_args > 0 && args.size() > f.max_args;
+    const bool too_few = count < f.min_args;
+    const bool too_many = f.max_args > 0 && count > f.max_args;
     if (too_few || too_many) {
       const std::string takes = f.max_args == 0 ? "at least " + argument_count(f.min_args)
                                                 : argument_count(f.min_args);
       throw InputError(prefix(where_) + "function '" + std::string(f.name) + "' takes " + takes +
-                       " (" + std::string(f.signature) + "), got " + std::to_string(args.size()) +
+                       " (" + std::string(f.signature) + "), got " + std::to_string(count) +
                        " at character " + std::to_string(start + 1) + " of '" +
                        std::string(text_) + "'");
     }
-    return f.apply(args);
+    const auto index = static_cast<std::uint8_t>(&f - kFunctions);
+    emit({Op::kCall, index, static_cast<std::uint32_t>(count), 0.0}, count);
   }
 
-  // User symbols come first, so a parameter named e or pi shadows the constant.
-  double symbol(const std::string& id) {
+  // The variable comes first (it shadows a parameter of the same name), then user symbols, so
+  // a parameter named e or pi shadows the constant.
+  void symbol(const std::string& id) {
     if (symbols_ == nullptr) {
       if (std::find(names_->begin(), names_->end(), id) == names_->end()) names_->push_back(id);
-      return 0.0;
+      return emit_constant(0.0);
     }
-    if (const auto it = symbols_->find(id); it != symbols_->end()) return it->second;
-    if (id == "pi") return std::numbers::pi;
-    if (id == "e") return std::numbers::e;
+    if (!variable_.empty() && id == variable_) {
+      code_.push_back({Op::kVariable, 0, 0, 0.0});
+      return;
+    }
+    if (const auto it = symbols_->find(id); it != symbols_->end()) return emit_constant(it->second);
+    if (id == "pi") return emit_constant(std::numbers::pi);
+    if (id == "e") return emit_constant(std::numbers::e);
     throw InputError(prefix(where_) + "unknown symbol '" + id + "' in '" + std::string(text_) +
                      "'" + known_symbols(id));
   }
 
-  /// All known names when there are few, otherwise the closest one.
+  /// All known names when there are few, otherwise the closest one. The variable, if any,
+  /// follows the symbols.
   std::string known_symbols(const std::string& id) const {
     std::vector<std::string> names;
     for (const auto& [symbol_name, value] : *symbols_) names.push_back(symbol_name);
+    if (!variable_.empty() && !symbols_->contains(variable_)) names.emplace_back(variable_);
     if (names.size() <= 8) {
       names.insert(names.end(), {"pi", "e"});
       return " (known: " + join(names) + ")";
@@ -376,6 +473,8 @@ class ExpressionParser {
   const std::string& where_;
   const SymbolMap* symbols_;
   std::vector<std::string>* names_;
+  std::string_view variable_;
+  std::vector<Instruction> code_;
   size_t pos_ = 0;
 };
 
@@ -418,7 +517,8 @@ std::string describe_value(std::string_view text, double value) {
 
 double evaluate_expression(std::string_view text, const SymbolMap& symbols,
                            const std::string& where) {
-  return ExpressionParser(text, where, &symbols, nullptr).parse();
+  // Without a variable every operation folds: the program is the value.
+  return ExpressionParser(text, where, &symbols, nullptr).parse().front().constant;
 }
 
 // pi and e are listed too when used: a parameter may be named so, and then it is a dependency.
@@ -426,6 +526,33 @@ std::vector<std::string> expression_symbols(std::string_view text, const std::st
   std::vector<std::string> names;
   ExpressionParser(text, where, nullptr, &names).parse();
   return names;
+}
+
+// ============================================================================================
+// Compiled expressions
+// ============================================================================================
+CompiledExpression::CompiledExpression(std::string_view text, const SymbolMap& symbols,
+                                       const std::string& where, std::string variable)
+    : text_(text), variable_(std::move(variable)) {
+  code_ = ExpressionParser(text_, where, &symbols, nullptr, variable_).parse();
+  depth_ = required_stack(code_);
+  if (depth_ > kMaxStackDepth) {
+    throw InputError(prefix(where) + "expression '" + text_ + "' is too deeply nested: it needs " +
+                     std::to_string(depth_) + " intermediate values, at most " +
+                     std::to_string(kMaxStackDepth) + " are supported (simplify it or split it " +
+                     "into parameters)");
+  }
+  constant_ = code_.size() == 1 && code_.front().op == Op::kConstant;
+}
+
+double CompiledExpression::value(double x) const {
+  if (constant_) return code_.front().constant;
+  double stack[kMaxStackDepth];
+  double* top = stack;
+  const Instruction* in = code_.data();
+  const Instruction* const end = in + code_.size();
+  for (; in != end; ++in) top = execute(*in, top, x);
+  return stack[0];
 }
 
 // ============================================================================================

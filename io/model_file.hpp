@@ -2,6 +2,8 @@
 // initial positions, read into a ModelFileSpec whose fields are evaluated on demand; see docs/model-files.md.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -64,6 +66,54 @@ double evaluate_expression(std::string_view text,
 /// Names of the symbols an expression refers to (function names excluded), in order of first
 /// appearance. Throws InputError as evaluate_expression for syntax errors.
 std::vector<std::string> expression_symbols(std::string_view text, const std::string& where);
+
+namespace detail {
+/// One postfix instruction of a CompiledExpression (io/model_file.cpp builds and runs them).
+struct ExpressionInstruction {
+  enum class Op : std::uint8_t {
+    kConstant, kVariable, kAdd, kSubtract, kMultiply, kDivide, kNegate, kPower, kCall
+  };
+  Op op = Op::kConstant;
+  std::uint8_t function = 0;  ///< kCall: index into the function table
+  std::uint32_t argc = 0;     ///< kCall: number of arguments taken from the stack
+  double constant = 0.0;      ///< kConstant: the value pushed
+};
+}  // namespace detail
+
+/// An expression compiled once against fixed symbol values, with one free variable (by default
+/// `t`), evaluated without allocation: value(x). Thread-safe (immutable after construction).
+///
+/// The grammar, functions and messages are those of evaluate_expression (one parser builds
+/// both). Sub-expressions that do not involve the variable are folded to constants at
+/// construction with the very operations evaluate_expression uses, so value(x) equals
+/// evaluate_expression(text, symbols ∪ {variable: x}) bit for bit.
+/// The variable shadows a symbol of the same name (and pi/e if it is so named): in
+/// `F0*sin(omega*t)` compiled with a parameter `t` in `symbols`, `t` is the argument of value().
+/// The variable is listed among the known names in an unknown-symbol message.
+class CompiledExpression {
+ public:
+  /// Largest evaluation stack value() supports; deeper expressions are rejected at construction.
+  static constexpr std::size_t kMaxStackDepth = 64;
+
+  /// Throws InputError exactly as evaluate_expression does (unknown symbol, syntax), with
+  /// `where`, and for an expression needing more than kMaxStackDepth stack entries.
+  CompiledExpression(std::string_view text, const std::map<std::string, double, std::less<>>& symbols,
+                     const std::string& where, std::string variable = "t");
+  /// The expression's value with the variable set to x. Does not allocate.
+  double value(double x) const;
+  /// True when the expression does not use the variable (then value() is that constant).
+  bool is_constant() const { return constant_; }
+  const std::string& text() const { return text_; }
+  const std::string& variable() const { return variable_; }
+  /// Entries of the evaluation stack value() uses (≤ kMaxStackDepth).
+  std::size_t stack_depth() const { return depth_; }
+
+ private:
+  std::string text_, variable_;
+  std::vector<detail::ExpressionInstruction> code_;  ///< postfix, constants folded
+  std::size_t depth_ = 0;
+  bool constant_ = false;
+};
 
 /// Resolves `definitions` (name → (expression, line)) in any order, then applies `changes` in
 /// order: a kValue change replaces the defining expression (so dependants follow it: overriding

@@ -496,7 +496,9 @@ void read_model_file_changes(const Reader& r, const YAML::Node& parameters, RunC
     const std::string param_path = path + "." + name;
     ParameterChange change;
     change.name = name;
-    change.source = r.where(value, param_path);
+    change.source = r.where(value, param_path);  // "(run.yaml line 5)"; drop the brackets
+    if (change.source.size() >= 2 && change.source.front() == '(' && change.source.back() == ')')
+      change.source = change.source.substr(1, change.source.size() - 2);
     if (value.IsScalar()) {
       change.kind = ParameterChange::Kind::kValue;
       change.expression = value.Scalar();

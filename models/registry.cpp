@@ -1,8 +1,13 @@
 // The model catalogue: an explicit list of the built-in models (no static self-registration,
-// which a static library would silently drop), lookup by name, and build with initial state.
+// which a static library would silently drop), the models a user's program registers at run
+// time, lookup by name, and build with initial state.
 #include "models/registry.hpp"
 
+#include <deque>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "models/mirror.hpp"
@@ -13,7 +18,9 @@
 
 namespace gmbd {
 
-const std::vector<ModelInfo>& model_catalogue() {
+namespace {
+
+const std::vector<ModelInfo>& builtin_models() {
   // Documentation order (MODELS.md §2, §4). Adding a model: one line here.
   static const std::vector<ModelInfo> catalogue = {
       nlink_pendulum_angle_info(),
@@ -31,14 +38,77 @@ const std::vector<ModelInfo>& model_catalogue() {
   return catalogue;
 }
 
+// Models added by register_model. A deque never moves its elements when it grows, so the
+// references find_model hands out stay valid; entries are never removed.
+struct UserModels {
+  std::mutex mutex;
+  std::deque<ModelInfo> entries;
+};
+
+UserModels& user_models() {
+  static UserModels models;
+  return models;
+}
+
+bool is_identifier(std::string_view name) {
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (name.empty() || !alpha(name.front())) return false;
+  for (char c : name)
+    if (!alpha(c) && !digit(c)) return false;
+  return true;
+}
+
+// The entry of that name, or nullptr; the caller holds the user-models mutex.
+const ModelInfo* lookup_locked(std::string_view name, const UserModels& user) {
+  for (const auto& info : builtin_models())
+    if (info.name == name) return &info;
+  for (const auto& info : user.entries)
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<ModelInfo> model_catalogue() {
+  UserModels& user = user_models();
+  std::lock_guard lock(user.mutex);
+  std::vector<ModelInfo> all = builtin_models();
+  all.insert(all.end(), user.entries.begin(), user.entries.end());
+  return all;
+}
+
 const ModelInfo& find_model(std::string_view name) {
-  for (const auto& info : model_catalogue()) {
-    if (info.name == name) return info;
-  }
+  UserModels& user = user_models();
+  std::lock_guard lock(user.mutex);
+  if (const ModelInfo* info = lookup_locked(name, user)) return *info;
   std::ostringstream msg;
   msg << "unknown model '" << name << "'; expected one of:";
-  for (const auto& info : model_catalogue()) msg << ' ' << info.name;
+  for (const auto& info : builtin_models()) msg << ' ' << info.name;
+  for (const auto& info : user.entries) msg << ' ' << info.name;
   throw InputError(msg.str());
+}
+
+void register_model(ModelInfo info) {
+  const std::string what = "register_model('" + info.name + "'): ";
+  if (info.name.empty()) throw InputError("register_model: the model name is empty");
+  if (!is_identifier(info.name)) {
+    throw InputError(what + "the model name must be an identifier (letters, digits, '_'; not "
+                            "starting with a digit)");
+  }
+  if (!info.build && !info.build_with_inputs)
+    throw InputError(what + "neither 'build' nor 'build_with_inputs' is set");
+  if (!info.initial_state) throw InputError(what + "'initial_state' is not set");
+  std::set<std::string> seen;
+  for (const auto& spec : info.parameters) {
+    if (spec.name.empty()) throw InputError(what + "a parameter has an empty name");
+    if (!seen.insert(spec.name).second) throw InputError(what + "duplicate parameter '" + spec.name + "'");
+  }
+  UserModels& user = user_models();
+  std::lock_guard lock(user.mutex);
+  if (lookup_locked(info.name, user) != nullptr)
+    throw InputError(what + "a model named '" + info.name + "' already exists");
+  user.entries.push_back(std::move(info));
 }
 
 BuiltModel build_model(std::string_view name, const ParameterValues& given,

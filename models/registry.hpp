@@ -1,5 +1,6 @@
-// The catalogue of built-in models: name → parameter specifications, a builder, and the
-// default (consistent) initial state. Adding a model touches only models/.
+// The catalogue of models: name → parameter specifications, a builder, and the default
+// (consistent) initial state. Built-in models are listed in registry.cpp (adding one touches only
+// models/); a user's own program adds its model types at run time with register_model.
 #pragma once
 
 #include <functional>
@@ -33,10 +34,19 @@ struct ModelInfo {
   std::function<void(const Model&, const ParameterValues&, VecRef q0, VecRef v0)> initial_state;
 };
 
-/// All built-in models, in documentation order.
-const std::vector<ModelInfo>& model_catalogue();
-/// Looks a model up by name; throws InputError listing the known names.
+/// Every known model: the built-in ones in documentation order, then those added with
+/// register_model in registration order. A snapshot (copy): safe to iterate while another
+/// thread registers a model.
+std::vector<ModelInfo> model_catalogue();
+/// Looks a model up by name (built-in or registered); throws InputError listing the known
+/// names. The reference stays valid for the life of the program.
 const ModelInfo& find_model(std::string_view name);
+/// Adds a user-defined model type to the catalogue, so that run files (`model: {type: NAME}`),
+/// build_model and every `gmbd` command (gmbd::cli::run_cli) can use it. Thread-safe. Throws
+/// InputError when the name is empty, not an identifier ([A-Za-z_][A-Za-z0-9_]*) or already
+/// taken (built-in or registered), when neither `build` nor `build_with_inputs` is set, when
+/// `initial_state` is not set, or when two parameter specifications share a name.
+void register_model(ModelInfo info);
 /// A built model with its resolved parameters and default initial state.
 struct BuiltModel {
   std::unique_ptr<Model> model;

@@ -166,11 +166,15 @@ TEST(Equivalence, TriplePendulumTrajectoryAgreesWithTheCatalogueModel) {
       "integrator: {method: rk45, rtol: 1.0e-11, atol: 1.0e-11}\n"
       "time: {end: 5, output_interval: 0.5}\n";
   test::StateTrace file_trace, hand_trace;
-  const RunSummary a = test::run_yaml("model: {file: " + example("triple_pendulum.yaml") +
-                                          ", parameters: {theta1: 0.1, theta2: 0, theta3: 0}}\n" + common,
-                                      "<file>", {}, [&](const OutputSample& o) { file_trace.record(o); });
+  // With the support excitation of examples/triple_pendulum_cartesian.yaml (no friction).
+  const RunSummary a = test::run_yaml(
+      "model: {file: " + example("triple_pendulum.yaml") +
+          ", parameters: {theta1: 0.1, theta2: 0, theta3: 0, eta0: 0.03, omega: 9.42477796076938}}\n" +
+          common,
+      "<file>", {}, [&](const OutputSample& o) { file_trace.record(o); });
   const RunSummary b = test::run_yaml(
-      "model: {type: nlink_pendulum_cartesian, parameters: {n: 3, theta0: [0.1, 0, 0]}}\n" + common,
+      "model: {type: nlink_pendulum_cartesian, parameters: {n: 3, theta0: [0.1, 0, 0], eta0: 0.03, "
+      "omega: 9.42477796076938}}\n" + common,
       "<hand>", {}, [&](const OutputSample& o) { hand_trace.record(o); });
   ASSERT_TRUE(a.completed && b.completed);
   ASSERT_EQ(file_trace.q.size(), hand_trace.q.size());
