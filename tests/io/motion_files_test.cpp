@@ -1,5 +1,5 @@
-// Tests of the recorded-motion readers (io/motion.hpp) on the six real records in
-// ../shared/motions: point counts, dt, peaks (README table and file headers), orientation, CRLF.
+// Tests of the recorded-motion readers (io/motion.hpp) on the six real records shipped in
+// data/motions: point counts, dt, peaks (README table and file headers), orientation, CRLF.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -24,7 +24,7 @@ constexpr double kG = 9.80665;  // m/s² per g
 constexpr double kCm = 0.01;    // m/s² per cm/s²
 
 std::string motion(const std::string& name) {
-  return std::string(GMBD_SHARED_DIR) + "/motions/" + name;
+  return std::string(GMBD_DATA_DIR) + "/motions/" + name;
 }
 
 // Index of the largest |a| (the first one on ties).

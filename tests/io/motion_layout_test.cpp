@@ -97,7 +97,7 @@ TEST(MotionLayout, CsmipV2ChannelsOfDifferentLengthsAndTouchingFields) {
 }
 
 std::vector<std::string> lines_of(const std::string& name) {
-  std::ifstream in(std::string(GMBD_SHARED_DIR) + "/motions/" + name, std::ios::binary);
+  std::ifstream in(std::string(GMBD_DATA_DIR) + "/motions/" + name, std::ios::binary);
   std::vector<std::string> lines;
   std::string line;
   while (std::getline(in, line)) lines.push_back(line);  // keeps '\r' where present

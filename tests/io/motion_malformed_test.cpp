@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using namespace std::string_literals;
 
 std::string motion(const std::string& name) {
-  return std::string(GMBD_SHARED_DIR) + "/motions/" + name;
+  return std::string(GMBD_DATA_DIR) + "/motions/" + name;
 }
 
 // The lines of a shared record (line endings dropped: files are rewritten with LF).
