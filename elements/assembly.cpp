@@ -57,6 +57,12 @@ int AssembledModel::add_element_coordinate(const std::string& element_name,
   return add_coordinate(element_name + "." + suffix, unit);
 }
 
+int AssembledModel::add_element_state(const std::string& element_name, const std::string& suffix,
+                                      const std::string& unit) {
+  require_building("add_element_state");
+  return add_state(element_name + "." + suffix, unit);
+}
+
 int AssembledModel::add_point(PointDef point) {
   require_building("add_point");
   points_.push_back(std::move(point));
@@ -244,7 +250,7 @@ void AssembledModel::mass_matrix(double /*t*/, CVec q, MatRef M) const {
   }
 }
 
-void AssembledModel::forces(double t, CVec q, CVec v, CVec /*z*/, VecRef f) const {
+void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
   // Velocity products of spatial bodies and the inertial field of an accelerating ground.
   double ag[3] = {0.0, 0.0, 0.0};
   for (int k = 0; k < 3; ++k)
@@ -262,7 +268,25 @@ void AssembledModel::forces(double t, CVec q, CVec v, CVec /*z*/, VecRef f) cons
     const int n = e->local_size();
     std::fill(lf, lf + n, 0.0);
     e->add_forces(t, lq, lv, lf);
+    if (!e->states().empty()) {
+      double lz[kMaxElementRows];
+      for (size_t k = 0; k < e->states().size(); ++k) lz[k] = z(e->states()[k]);
+      e->add_state_forces(t, lq, lv, lz, lf);
+    }
     for (int i = 0; i < n; ++i) f(e->coordinates()[static_cast<size_t>(i)]) += lf[i];
+  }
+}
+
+void AssembledModel::state_rates(double t, CVec q, CVec v, CVec z, VecRef zdot) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates], lz[kMaxElementRows], lr[kMaxElementRows];
+  for (const auto& e : elements_) {
+    const auto& st = e->states();
+    if (st.empty()) continue;
+    gather(*e, q, lq);
+    gather(*e, v, lv);
+    for (size_t k = 0; k < st.size(); ++k) lz[k] = z(st[k]);
+    e->state_rates(t, lq, lv, lz, lr);
+    for (size_t k = 0; k < st.size(); ++k) zdot(st[k]) += lr[k];
   }
 }
 

@@ -35,6 +35,9 @@ class AssembledModel final : public Model {
   /// elements, named "<element>.<suffix>". Massless; the element's rows must hold it.
   int add_element_coordinate(const std::string& element_name, const std::string& suffix,
                              const std::string& unit);
+  /// A non-mechanical state owned by an element (a voice coil's current), "<element>.<suffix>".
+  int add_element_state(const std::string& element_name, const std::string& suffix,
+                        const std::string& unit);
   void set_ground(Ground ground) { ground_ = ground; }
   /// Uniform gravity g (world axes, m/s²): f = m g on every body, V = −m g·r. Adds to any
   /// gravity set before (several `gravity` elements sum).
@@ -67,6 +70,7 @@ class AssembledModel final : public Model {
   std::string type() const override { return type_; }
   void mass_matrix(double t, CVec q, MatRef M) const override;
   void forces(double t, CVec q, CVec v, CVec z, VecRef f) const override;
+  void state_rates(double t, CVec q, CVec v, CVec z, VecRef zdot) const override;
   void holonomic(double t, CVec q, VecRef g) const override;
   void holonomic_jacobian(double t, CVec q, MatRef G) const override;
   void holonomic_time_rate(double t, CVec q, VecRef gt) const override;

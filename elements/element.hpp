@@ -62,6 +62,13 @@ class Element {
   /// Adds ∂f/∂q and ∂f/∂v (n × n each).
   virtual void add_force_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
                                   double* /*dfdq*/, double* /*dfdv*/) const {}
+  /// Elements with non-mechanical states (a voice coil's current): their global state
+  /// indices, the state-dependent part of the force and the state rates ż = φ(t, q, v, z).
+  const std::vector<int>& states() const { return states_; }
+  virtual void add_state_forces(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                const double* /*z*/, double* /*f*/) const {}
+  virtual void state_rates(double /*t*/, const double* /*q*/, const double* /*v*/,
+                           const double* /*z*/, double* /*zdot*/) const {}
   /// Potential energy V(t, q) of the conservative part (0 if none).
   virtual double potential(double /*t*/, const double* /*q*/) const { return 0.0; }
   /// True when the element dissipates or injects energy (damping, time-dependent forcing).
@@ -90,26 +97,42 @@ class Element {
                        std::to_string(kMaxLocalCoordinates - 1) + " are supported");
     coordinates_ = std::move(global_indices);
   }
+  void set_states(std::vector<int> global_indices) { states_ = std::move(global_indices); }
 
  private:
   std::string name_;
   std::vector<int> coordinates_;
+  std::vector<int> states_;
 };
 
 // ---- AD dispatch ------------------------------------------------------------------------------
-/// Calls f.template operator()<N>() with the smallest supported fixed derivative count N ≥ n
-/// (sizes 4, 8, 13, 18: point masses, planar pairs, spatial pairs, spatial pairs with extras).
+/// Calls f.template operator()<N>() with the smallest supported fixed derivative count N ≥ n.
+/// The cost of every dual operation is proportional to N, so the sizes follow the common element
+/// shapes: 4 (two 2-D points), 6 (two planar bodies), 9 (an RIS ball with its platform), 13 (two
+/// spatial bodies, + time), 18 (the maximum). Measured in bench/bench_elements.cpp.
 template <class F>
 void with_dual_size(int n, F&& f) {
   if (n <= 4) {
     f.template operator()<4>();
-  } else if (n <= 8) {
-    f.template operator()<8>();
+  } else if (n <= 6) {
+    f.template operator()<6>();
+  } else if (n <= 9) {
+    f.template operator()<9>();
   } else if (n <= 13) {
     f.template operator()<13>();
   } else {
     f.template operator()<kMaxLocalCoordinates>();
   }
+}
+
+/// Whether an element's function depends on time explicitly (Derived::kTimeDependent, default
+/// false). Time-independent elements skip the time derivative (one dual slot fewer).
+template <class Derived>
+constexpr bool time_dependent() {
+  if constexpr (requires { Derived::kTimeDependent; })
+    return Derived::kTimeDependent;
+  else
+    return false;
 }
 
 /// Holonomic constraint written once: Derived provides
@@ -127,16 +150,17 @@ class HolonomicElement : public Element {
 
   void holonomic_jacobian(double t, const double* q, double* G, double* gt) const override {
     const int n = local_size();
-    with_dual_size(n + 1, [&]<int N>() {
+    constexpr bool timed = time_dependent<Derived>();
+    with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
-      D qd[kMaxLocalCoordinates];
+      D qd[N];  // N ≥ n: only what the element uses (zero-initialised)
       for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
-      const D td = D::variable(t, n);
+      const D td = timed ? D::variable(t, n) : D(t);
       D g[Derived::kRows];
       self().constraint(td, qd, g);
       for (int r = 0; r < Derived::kRows; ++r) {
         for (int i = 0; i < n; ++i) G[r * n + i] = g[r].d[static_cast<size_t>(i)];
-        if (gt) gt[r] = g[r].d[static_cast<size_t>(n)];
+        if (gt) gt[r] = timed ? g[r].d[static_cast<size_t>(n)] : 0.0;
       }
     });
   }
@@ -210,16 +234,17 @@ class MeasureForceElement : public Element {
   void add_forces(double t, const double* q, const double* v, double* f) const override {
     const int n = local_size();
     constexpr int k = Derived::kMeasure;
-    with_dual_size(n + 1, [&]<int N>() {
+    constexpr bool timed = time_dependent<Derived>();
+    with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
-      D qd[kMaxLocalCoordinates];
+      D qd[N];
       for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
       D s[k];
-      self().measure(D::variable(t, n), qd, s);
+      self().measure(timed ? D::variable(t, n) : D(t), qd, s);
       double sv[k], sdot[k], F[k];
       for (int m = 0; m < k; ++m) {
         sv[m] = s[m].v;
-        sdot[m] = s[m].d[static_cast<size_t>(n)];
+        sdot[m] = timed ? s[m].d[static_cast<size_t>(n)] : 0.0;
         for (int i = 0; i < n; ++i) sdot[m] += s[m].d[static_cast<size_t>(i)] * v[i];
       }
       self().law(t, sv, sdot, F);

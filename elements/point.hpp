@@ -50,9 +50,35 @@ struct PointBinding {
     return body->orientation(q + offset);
   }
 
-  /// World position P(q).
+  /// World position P(q). Special-cased by carrier: these few lines are the inner loop of
+  /// every element evaluation (bench/bench_elements.cpp), and a dual-number 3×3 product for a
+  /// ground point or a planar rotation costs several times the direct formula.
   template <class T>
   Vec3<T> position(const T* q) const {
+    if (slide_offset >= 0) return general_position(q);
+    if (!body) {
+      const Vec3<double> w = ground->origin + ground->rotation * local;
+      return lift<T>(w);
+    }
+    const T* c = q + offset;
+    switch (body->kind) {
+      case BodyKind::kPoint2:
+        return {c[0] + local.x, c[1] + local.y, T(local.z)};
+      case BodyKind::kPoint3:
+        return {c[0] + local.x, c[1] + local.y, c[2] + local.z};
+      case BodyKind::kPlanar: {
+        const T cs = cos(c[2]), sn = sin(c[2]);
+        return {c[0] + cs * local.x - sn * local.y, c[1] + sn * local.x + cs * local.y, T(local.z)};
+      }
+      case BodyKind::kSpatial:
+        break;
+    }
+    return body->position(c) + rotation(q) * lift<T>(local);
+  }
+
+ private:
+  template <class T>
+  Vec3<T> general_position(const T* q) const {
     Vec3<T> p = lift<T>(local);
     if (slide_offset >= 0) p = p + lift<T>(direction) * q[slide_offset];
     if (!body) return lift<T>(ground->origin) + rotation(q) * p;

@@ -1,5 +1,6 @@
 // Point-to-point spring-damper with rest length and preload, and the stretch (Stage 0) of a
-// massless wire: measure L = |P_b − P_a|, tension F = k (L − L₀) + c L̇ + F₀, force −F ∂L/∂q.
+// massless wire: measure L = |P_b − P_a| (or L = n·(P_b − P_a) along a fixed world direction n),
+// tension F = k (L − L₀) + c L̇ + F₀, generalised force −F ∂L/∂q.
 #pragma once
 
 #include "elements/element.hpp"
@@ -7,6 +8,8 @@
 
 namespace gmbd::elements {
 
+/// With a direction n the spring acts along n only (an actuator spring on a guided coil):
+/// L = n·(P_b − P_a) may be negative and L₀ = 0 is natural.
 /// V = ½ k (L − L₀)² + F₀ L (the preload F₀ is a constant tension); c L̇ dissipates
 /// c L̇² of power. A wire is the same element with c = 0 and k = E A / L₀ when given by its
 /// Young's modulus and cross-section (torsion and bending come with the suspension elements).
@@ -16,9 +19,10 @@ class SpringDamper final : public MeasureForceElement<SpringDamper> {
 
   SpringDamper(std::string name, LocalCoordinates local, PointBinding a, PointBinding b,
                double stiffness, double damping, double rest_length, double preload,
-               const char* type_name = "spring_damper")
+               const char* type_name = "spring_damper", const Vec3<double>* direction = nullptr)
       : MeasureForceElement(std::move(name)), a_(a), b_(b), k_(stiffness), c_(damping),
-        rest_(rest_length), preload_(preload), type_(type_name) {
+        rest_(rest_length), preload_(preload), type_(type_name),
+        directed_(direction != nullptr), direction_(direction ? *direction : Vec3<double>{}) {
     set_coordinates(local.global());
   }
   const char* type() const override { return type_; }
@@ -27,7 +31,11 @@ class SpringDamper final : public MeasureForceElement<SpringDamper> {
 
   template <class T>
   void measure(const T& /*t*/, const T* q, T* s) const {
-    s[0] = sqrt((b_.position(q) - a_.position(q)).squared_norm());
+    const Vec3<T> d = b_.position(q) - a_.position(q);
+    if (directed_)
+      s[0] = d.x * direction_.x + d.y * direction_.y + d.z * direction_.z;
+    else
+      s[0] = sqrt(d.squared_norm());
   }
   void law(double /*t*/, const double* s, const double* sdot, double* F) const {
     F[0] = k_ * (s[0] - rest_) + c_ * sdot[0] + preload_;
@@ -44,6 +52,8 @@ class SpringDamper final : public MeasureForceElement<SpringDamper> {
   PointBinding a_, b_;
   double k_, c_, rest_, preload_;
   const char* type_;
+  bool directed_;
+  Vec3<double> direction_;
 };
 
 }  // namespace gmbd::elements

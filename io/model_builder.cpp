@@ -18,6 +18,7 @@
 #include "elements/revolute.hpp"
 #include "elements/rolling_ball.hpp"
 #include "elements/spring_damper.hpp"
+#include "elements/voice_coil.hpp"
 
 namespace gmbd {
 
@@ -365,7 +366,7 @@ void read_point_on_line(const SpecReader& r, ElementContext& c) {
 }
 
 void read_spring_damper(const SpecReader& r, ElementContext& c) {
-  r.allow_only({"a", "b", "stiffness", "damping", "rest_length", "preload"});
+  r.allow_only({"a", "b", "stiffness", "damping", "rest_length", "preload", "direction"});
   LocalCoordinates local;
   const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
   const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
@@ -373,6 +374,15 @@ void read_spring_damper(const SpecReader& r, ElementContext& c) {
   const double damping = non_negative_or(r, "damping", "N·s/m");
   const double rest = non_negative_or(r, "rest_length", "m");
   const double preload = r.number_or("preload", 0.0);
+  if (r.has("direction")) {
+    const Vec3<double> d = read_vector(r, "direction", c.spec.dimension);
+    const double len = std::sqrt(d.squared_norm());
+    if (!(len > 0.0)) r.fail("direction", "a non-zero vector", "a zero vector");
+    const Vec3<double> unit = d * (1.0 / len);
+    c.model.add_element(std::make_unique<elements::SpringDamper>(r.entry().name, local, a, b, k, damping,
+                                                                 rest, preload, "spring_damper", &unit));
+    return;
+  }
   c.model.add_element(std::make_unique<elements::SpringDamper>(r.entry().name, local, a, b, k,
                                                                damping, rest, preload));
 }
@@ -463,6 +473,43 @@ void read_rolling_ball(const SpecReader& r, ElementContext& c) {
                                                               top_binding, top_binding.offset, dish, load, res));
 }
 
+void read_voice_coil(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"point", "direction", "coordinate", "A", "current", "voltage", "input", "L", "R"});
+  LocalCoordinates local;
+  PointBinding point;
+  Vec3<double> unit;
+  int coordinate = -1;
+  if (r.has("coordinate")) {
+    if (r.has("point")) r.fail("point", "either point (with direction) or coordinate", "both");
+    coordinate = local.add_coordinate(coordinate_of(r, c.model, "coordinate"));
+  } else {
+    point = local.bind(c.points.resolve(r, "point"), c.model.bodies(), c.model.ground());
+    const Vec3<double> d = read_vector(r, "direction", c.spec.dimension);
+    const double len = std::sqrt(d.squared_norm());
+    if (!(len > 0.0)) r.fail("direction", "a non-zero vector", "a zero vector");
+    unit = d * (1.0 / len);
+  }
+  const double A = r.number("A");
+  if (!std::isfinite(A)) r.fail("A", "a finite actuator constant (N/A)", std::to_string(A));
+  const bool current = r.has("current"), voltage = r.has("voltage");
+  if (current == voltage)
+    r.fail(current ? "voltage" : "current", "exactly one of current (A) or voltage (V, with L and R)",
+           current ? "both" : "neither");
+  if (current) {
+    if (r.has("L") || r.has("R")) r.fail(r.has("L") ? "L" : "R", "no L or R under current control", "a value");
+    c.model.add_element(std::make_unique<elements::VoiceCoil>(
+        r.entry().name, local, point, unit, coordinate, A, elements::VoiceCoil::Drive::kCurrent,
+        load(r, c, "current", 0), 0.0, 0.0, -1));
+    return;
+  }
+  const double L = positive(r, "L", "H");
+  const double R = non_negative_or(r, "R", "Ω");
+  const int state = c.model.add_element_state(r.entry().name, "I", "A");
+  c.model.add_element(std::make_unique<elements::VoiceCoil>(
+      r.entry().name, local, point, unit, coordinate, A, elements::VoiceCoil::Drive::kVoltage,
+      load(r, c, "voltage", 0), L, R, state));
+}
+
 const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
   static const std::vector<std::pair<std::string, ElementReader>> readers = {
       {"gravity", read_gravity},
@@ -476,6 +523,7 @@ const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
       {"coordinate_force", read_coordinate_force},
       {"coordinate_damper", read_coordinate_damper},
       {"rolling_ball", read_rolling_ball},
+      {"voice_coil", read_voice_coil},
   };
   return readers;
 }
