@@ -1,4 +1,4 @@
-// Baumgarte stabilisation (NUMERICS.md §2.1): g̈ + α ġ + β g = 0 and ḣ + γ h = 0, applied by
+// Baumgarte stabilisation (docs/theory.md §2.1): g̈ + α ġ + β g = 0 and ḣ + γ h = 0, applied by
 // modifying the KKT right-hand side assembled by KktSolver.
 #pragma once
 

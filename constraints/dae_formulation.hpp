@@ -1,4 +1,4 @@
-// The DAE residual views of a Model for IDA (NUMERICS.md §4): GGL stabilised index 2 and
+// The DAE residual views of a Model for IDA (docs/theory.md §4): GGL stabilised index 2 and
 // index 3 on y = (q, v, z, λ[, μ]), their iteration matrices and consistent initial values.
 #pragma once
 
@@ -41,7 +41,7 @@ namespace gmbd {
 ///   perturbation_scale), rounded so that y_j + δ_j is exactly representable
 ///   (δ_j ← (y_j + δ_j) − y_j). Cost: 2 + 2 nq + nz model evaluations per Jacobian.
 ///
-/// Consistent initial values (NUMERICS.md §4): DSC projection of (q, v) onto g = 0,
+/// Consistent initial values (docs/theory.md §4): DSC projection of (q, v) onto g = 0,
 /// G v + g_t = 0, h = 0 (DscProjector with the given options), then one KKT solve for v̇ and
 /// λ; μ = 0, q̇ = v, ż = φ.
 ///

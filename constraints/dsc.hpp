@@ -1,4 +1,4 @@
-// Direct State Correction (NUMERICS.md §2.2): projects (q, v) onto g(q) = 0 and
+// Direct State Correction (docs/theory.md §2.2): projects (q, v) onto g(q) = 0 and
 // G v + g_t = 0, h(q, v) = 0 by weighted minimum-norm corrections, or by a model's explicit one.
 #pragma once
 

@@ -7,7 +7,7 @@
 namespace gmbd {
 
 /// Which residual formulation of the constrained equations of motion a DaeSystem presents
-/// (NUMERICS.md §4).
+/// (docs/theory.md §4).
 enum class DaeIndex {
   /// Gear–Gupta–Leimkuhler stabilised index 2: q̇ − v + Gᵀμ = 0, M v̇ + Aᵀλ − f = 0, g = 0,
   /// G v + g_t = 0, h = 0.
@@ -44,9 +44,9 @@ class DaeSystem {
   /// Default: the differential components with e = 1, algebraic ones 0.
   virtual void error_test_components(VecRef e) const { differential_components(e); }
   /// s_i = 1 for residual rows the integrator multiplies by 1/h (h = current step size) before
-  /// use, 0 otherwise (index-3 constraint rows, Petzold & Lötstedt; seed 003 §6.2). The
-  /// scaling leaves the Newton corrections unchanged and improves the conditioning of the
-  /// iteration matrix as h → 0. Default: no scaled rows.
+  /// use, 0 otherwise (index-3 constraint rows, Petzold & Lötstedt, as in the Eindhoven mirror
+  /// report §6.2). The scaling leaves the Newton corrections unchanged and improves the
+  /// conditioning of the iteration matrix as h → 0. Default: no scaled rows.
   virtual void step_scaled_rows(VecRef s) const { s.setZero(); }
 
   /// r = F(t, y, ẏ) (unscaled). Must not allocate. May throw NumericalError.

@@ -1,4 +1,4 @@
-// GPLC acceleration solve (NUMERICS.md §1): assembles M, f, A, b for a Model into preallocated
+// GPLC acceleration solve (docs/theory.md §1): assembles M, f, A, b for a Model into preallocated
 // storage, solves the KKT system [M Aᵀ; A 0][a; λ] = [f; b] (dense LU, or block elimination +
 // Schur complement when the model declares a bordered block-diagonal structure), and
 // diagnoses singular systems.
@@ -22,7 +22,7 @@ struct KktOptions {
 /// Workspace and solver for one model's KKT system. Allocates everything in the constructor;
 /// assemble() and solve() never allocate (except on the error path, which throws).
 ///
-/// Singular systems (NUMERICS.md §1.3):
+/// Singular systems (docs/theory.md §1.3):
 ///  * A coordinate whose column in [M; A] is exactly zero together with every constraint row
 ///    whose row in A is exactly zero is *decoupled*: its acceleration (and that row's
 ///    multiplier) is free. The minimum-norm solution sets them to zero and solves the rest

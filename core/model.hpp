@@ -20,7 +20,7 @@ struct NamedQuantity {
 };
 
 /// A multibody system described by
-///   M(q) a = f(t, q, v, z) − Aᵀ λ,   A a = b            (NUMERICS.md §1.1)
+///   M(q) a = f(t, q, v, z) − Aᵀ λ,   A a = b            (docs/theory.md §1.1)
 /// with holonomic rows g(t, q) = 0 (G = ∂g/∂q) and non-holonomic rows h(t, q, v) = 0 (affine in
 /// v, H = ∂h/∂v). Rows are ordered holonomic first, then non-holonomic. Optional non-mechanical
 /// states z evolve as ż = φ(t, q, v, z).
@@ -118,7 +118,7 @@ class Model {
   /// Default: no structure (dense solve).
   virtual KktPartition kkt_partition() const { return {}; }
 
-  // ---- Direct State Correction support (NUMERICS.md §2.2) -----------------------------
+  // ---- Direct State Correction support (docs/theory.md §2.2) -----------------------------
   /// Per-coordinate weights of the generic minimum-norm correction: 0 marks an independent
   /// coordinate that is never corrected, 1 a dependent one. Default: all 1 (no partition).
   virtual void correction_weights(VecRef w) const { w.setOnes(); }

@@ -16,7 +16,7 @@ class OdeSystem {
   /// ż = F(t, z). Must not allocate. May throw NumericalError (e.g. SingularKktError).
   virtual void rhs(double t, CVec z, VecRef zdot) = 0;
   /// True when project() does something; integrators then call it on every stage state and
-  /// every step result (NUMERICS.md §2.2, §3).
+  /// every step result (docs/theory.md §2.2, §3).
   virtual bool has_projection() const { return false; }
   /// Projects z in place onto the manifold and returns the 2-norm of the correction.
   /// Must not allocate. May throw CorrectionError.

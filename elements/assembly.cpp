@@ -124,26 +124,37 @@ Vec3<double> AssembledModel::point_position(int point, CVec q) const {
   return binding.position(x);
 }
 
-void AssembledModel::finalize() {
+void AssembledModel::finalize(bool allow_floats) {
   require_building("finalize");
   if (weights_.empty()) weights_.assign(static_cast<size_t>(nq()), 1.0);
-  // A coordinate without mass must be held by a constraint row or an elastic element, or the
-  // KKT matrix is singular at the first evaluation; say so now, by name.
+  // A coordinate without mass must be held by a constraint row, or the KKT matrix is singular
+  // at the first evaluation; say so now, by name. One held only by elastic elements is a float
+  // (a massless junction): its position follows from a force balance, which linear analysis
+  // condenses but the acceleration-level KKT solve cannot represent.
   Mat M = Mat::Zero(nq(), nq());
   const Vec q = Vec::Zero(nq());
   mass_matrix(0.0, q, M);
-  std::vector<bool> held(static_cast<size_t>(nq()), false);
+  std::vector<bool> constrained(static_cast<size_t>(nq()), false), elastic(static_cast<size_t>(nq()), false);
   for (const auto& e : elements_) {
-    const bool holds = e->n_holonomic() > 0 || e->n_nonholonomic() > 0 || e->holds_coordinates();
-    if (!holds) continue;
-    for (int c : e->coordinates()) held[static_cast<size_t>(c)] = true;
+    const bool rows = e->n_holonomic() > 0 || e->n_nonholonomic() > 0;
+    for (int c : e->coordinates()) {
+      if (rows) constrained[static_cast<size_t>(c)] = true;
+      if (e->holds_coordinates()) elastic[static_cast<size_t>(c)] = true;
+    }
   }
   for (int i = 0; i < nq(); ++i) {
-    if (M(i, i) == 0.0 && !held[static_cast<size_t>(i)]) {
-      std::ostringstream msg;
-      msg << "coordinate '" << coordinates()[static_cast<size_t>(i)].name
-          << "' has no mass and no constraint or elastic element holds it (the motion would "
-             "be undetermined); give its body mass/inertia or connect it";
+    const auto k = static_cast<size_t>(i);
+    if (M(i, i) != 0.0 || constrained[k]) continue;
+    std::ostringstream msg;
+    msg << "coordinate '" << coordinates()[k].name << "' has no mass and no constraint holds it";
+    if (!elastic[k]) {
+      msg << " (the motion would be undetermined); give its body mass/inertia or connect it";
+      throw InputError(msg.str());
+    }
+    if (!allow_floats) {
+      msg << ": it is a float (a massless junction held only by elastic elements), whose position "
+             "is a force balance that time-domain simulation cannot integrate; give it a mass "
+             "(e.g. a blade tip as a light body) or use it in linear analysis";
       throw InputError(msg.str());
     }
   }

@@ -53,8 +53,10 @@ class AssembledModel final : public Model {
   /// Per-coordinate DSC weights (0 = independent) by coordinate name.
   void set_independent(const std::vector<std::string>& coordinate_names);
   void record(const std::string& name, double value) { record_parameter(name, value); }
-  /// Freezes the model; throws InputError naming a massless coordinate that nothing holds.
-  void finalize();
+  /// Freezes the model; throws InputError naming a massless coordinate that no constraint
+  /// holds — always when nothing holds it, and when only elastic elements do (a float) unless
+  /// `allow_floats` (linear analysis condenses floats; time integration cannot).
+  void finalize(bool allow_floats = false);
 
   int dimension() const { return dimension_; }
   const std::vector<Body>& bodies() const { return bodies_; }

@@ -14,7 +14,7 @@ namespace gmbd {
 /// Explicit Runge–Kutta integration of ż = F(t, z) (n = system.dimension()) driven by an
 /// RkTableau (see rk_tableau.hpp for the step formulas).
 ///
-/// Direct State Correction (NUMERICS.md §3): when system.has_projection(), every stage state
+/// Direct State Correction (docs/theory.md §3): when system.has_projection(), every stage state
 ///     Y_i = z + h Σ_{j<i} a_ij k_j          (i ≥ 2; stage 1 is the projected step start z)
 /// is projected onto the manifold before k_i = F(t + c_i h, Y_i) is evaluated, and the step
 /// result z⁺ = z + h Σ b_i k_i is projected too. For FSAL pairs the last stage *is* the result:

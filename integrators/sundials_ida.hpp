@@ -14,7 +14,7 @@ namespace gmbd {
 
 /// IDA (Hindmarsh et al., ACM TOMS 31 (2005); Brenan, Campbell & Petzold, "Numerical Solution
 /// of Initial-Value Problems in DAEs", 1996) on the DAE view of the system
-/// (OdeSystem::dae(formulation), NUMERICS.md §4):
+/// (OdeSystem::dae(formulation), docs/theory.md §4):
 ///  * "ida"        DaeIndex::kStabilizedIndex2 (GGL), the default;
 ///  * "ida-index3" DaeIndex::kIndex3: the rows the view marks (constraint rows) are multiplied
 ///    by 1/h, h = IDAGetCurrentStep, in the residual and in the iteration matrix.

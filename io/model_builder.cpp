@@ -617,7 +617,7 @@ std::vector<std::string> model_file_inputs(const ModelFileSpec& spec) {
 }
 
 std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
-                                                      const ModelInputs& inputs) {
+                                                      const ModelInputs& inputs, bool allow_floats) {
   auto model = std::make_unique<AssembledModel>(spec.name.empty() ? "model_file" : spec.name,
                                                 spec.dimension);
   for (const auto& e : spec.bodies) model->add_body(read_body(spec, e));
@@ -658,7 +658,7 @@ std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
   }
   for (const auto& p : spec.parameters.entries()) model->record(p.name, p.value);
   try {
-    model->finalize();
+    model->finalize(allow_floats);
   } catch (const InputError& e) {
     throw InputError(spec.source + ": " + e.what());
   }

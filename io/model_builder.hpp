@@ -24,8 +24,11 @@ std::vector<std::string> model_file_inputs(const ModelFileSpec& spec);
 /// got …" for an unknown type (listing the valid ones), a point or body that does not exist, a
 /// wrong vector size, a negative mass, an inertia that is not positive semi-definite, and (from
 /// finalize) a massless coordinate that nothing holds.
+/// `allow_floats`: accept massless coordinates held only by elastic elements (for linear
+/// analysis and derivative checks; a run rejects them).
 std::unique_ptr<elements::AssembledModel> build_assembled_model(const ModelFileSpec& spec,
-                                                                 const ModelInputs& inputs = {});
+                                                                 const ModelInputs& inputs = {},
+                                                                 bool allow_floats = false);
 
 /// Initial state: q from the `initial:` expressions (unnamed coordinates 0), v from
 /// `initial_velocity:`; expressions may use parameters. Throws InputError for an unknown

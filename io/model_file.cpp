@@ -608,7 +608,7 @@ namespace {
 // Choice of semantics: a kValue change replaces the *defining expression*, so dependants follow
 // it (overriding den1 changes m1 = den1*V1), because that is what "set den1" means to a user.
 // kScale and kIncrement act on the named parameter's final value only; dependants keep the
-// unscaled value (dependence is one-way, as for the seed's parameters). Changes apply in order,
+// unscaled value (dependence is one-way, as in Barton's Mathematica toolkit). Changes apply in order,
 // so a kValue after a scale of the same parameter discards that earlier scale.
 class ParameterResolver {
  public:

@@ -101,7 +101,7 @@ std::shared_ptr<const SampledSignal> to_signal(const MotionChannel& m, double sc
 /// so the statistics do not depend on dt (stationary variance 1/(2τ) (m/s²)²).
 /// n = ⌊duration/dt + 1e-9⌋ + 1 samples. The same (seed, dt, tau) always gives the same
 /// sequence, and a longer duration extends a shorter one. target_peak > 0 scales the record
-/// to that peak (scale_to_peak); 0 leaves it unscaled. MODELS.md §1.9 uses τ = 0.1 s
+/// to that peak (scale_to_peak); 0 leaves it unscaled. docs/reference-models.md §1.9 uses τ = 0.1 s
 /// (horizontal) and 0.02 s (vertical). Throws InputError for duration ≤ 0, dt ≤ 0, tau ≤ 0,
 /// target_peak < 0, any non-finite argument or more than 1e8 samples.
 MotionChannel synthetic_filtered_noise(std::uint64_t seed, double duration, double dt, double tau,

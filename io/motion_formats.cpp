@@ -1,5 +1,6 @@
 // File readers of io/motion.hpp: format detection, PEER AT2, CSMIP/CGS V2, COSMOS V1.20,
-// USGS SMC and plain columns (CSV); layouts and traps in docs/motions.md and shared/motions/README.
+// USGS SMC and plain columns (CSV); layouts and traps in docs/motions.md and
+// data/motions/README.md.
 #include <algorithm>
 #include <array>
 #include <cctype>

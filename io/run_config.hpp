@@ -17,7 +17,7 @@ class Node;
 
 namespace gmbd {
 
-/// How constraint drift is controlled (NUMERICS.md §2): Baumgarte replaces g̈ = 0 by
+/// How constraint drift is controlled (docs/theory.md §2): Baumgarte replaces g̈ = 0 by
 /// g̈ + α ġ + β g = 0 and ḣ = 0 by ḣ + γ h = 0 (b ← b − α ġ − β g, b ← b − γ h); Direct State
 /// Correction projects q and v back onto the constraint manifold after each step.
 struct StabilizationConfig {

@@ -1,5 +1,6 @@
-// The laser-deflecting mirror of seed 003 (MODELS.md §3): geometry, actuator and coil dynamics,
-// string constraints (DAE) or string springs (stiff ODE), and both catalogue entries.
+// The laser-deflecting mirror of the Eindhoven report (docs/reference-models.md §3): geometry,
+// actuator and coil dynamics, string constraints (DAE) or string springs (stiff ODE), and both
+// catalogue entries.
 #include "models/mirror.hpp"
 
 #include <Eigen/Geometry>
@@ -453,19 +454,19 @@ ModelInfo mirror_info(const char* name, const char* description, bool with_cs) {
 ModelInfo mirror_dae_info() {
   return mirror_info<MirrorDae>(
       "mirror_dae",
-      "Laser-deflecting mirror of seed 003 (MODELS.md §3): Bryant angles psi, theta, phi and "
-      "coil displacements h1..h3 joined by three inextensible strings (holonomic constraints "
-      "string1..3, λ = tension); current or voltage control (coil currents I1..I3 as states); "
-      "reconstructed geometry in docs/mirror.md.",
+      "Laser-deflecting mirror of the Eindhoven report (docs/reference-models.md §3): Bryant "
+      "angles psi, theta, phi and coil displacements h1..h3 joined by three inextensible strings "
+      "(holonomic constraints string1..3, λ = tension); current or voltage control (coil currents "
+      "I1..I3 as states); reconstructed geometry in docs/mirror.md.",
       false);
 }
 
 ModelInfo mirror_stiff_info() {
   return mirror_info<MirrorStiff>(
       "mirror_stiff",
-      "Laser-deflecting mirror of seed 003 with each string replaced by a stiff spring Cs "
-      "(the seed's assistant dynamics, MODELS.md §3): same coordinates, inputs and geometry as "
-      "mirror_dae, no constraints; stiff (string modes near 1.46e4 rad/s).",
+      "Laser-deflecting mirror of the Eindhoven report with each string replaced by a stiff spring "
+      "Cs (the report's assistant dynamics, docs/reference-models.md §3): same coordinates, inputs "
+      "and geometry as mirror_dae, no constraints; stiff (string modes near 1.46e4 rad/s).",
       true);
 }
 

@@ -1,5 +1,6 @@
-// The laser-deflecting mirror of seed 003 (MODELS.md §3): reconstructed string geometry, voice-coil
-// actuators under current or voltage control, the index-3 DAE model and the stiff-spring ODE variant.
+// The laser-deflecting mirror of the Eindhoven report (docs/reference-models.md §3): reconstructed
+// string geometry, voice-coil actuators under current or voltage control, the index-3 DAE model and
+// the stiff-spring ODE variant.
 #pragma once
 
 #include <array>
@@ -18,12 +19,14 @@
 
 namespace gmbd {
 
-/// How the coils are driven (MODELS.md §3): the coil currents are inputs (current control), or
-/// the coil voltages are inputs and the currents are non-mechanical states (voltage control).
+/// How the coils are driven (docs/reference-models.md §3): the coil currents are inputs (current
+/// control), or the coil voltages are inputs and the currents are non-mechanical states (voltage
+/// control).
 enum class MirrorControl { kCurrent = 0, kVoltage = 1 };
 
-/// Physical parameters (seed 003 tables 2.1, 2.2; MODELS.md §3) and the default inputs: a step
-/// of `current_step` (A) or `voltage_step` (V) per actuator at `step_time`.
+/// Physical parameters (Eindhoven mirror report tables 2.1, 2.2; docs/reference-models.md §3) and
+/// the default inputs: a step of `current_step` (A) or `voltage_step` (V) per actuator at
+/// `step_time`.
 struct MirrorParameters {
   double r = 7.0e-3;                      ///< centre → string attachment (m)
   double Rm = 5.0e-3;                     ///< semi-sphere radius (m); recorded, not in the dynamics
@@ -50,9 +53,9 @@ struct MirrorParameters {
   static MirrorParameters from_values(const ParameterValues& values);
 };
 
-/// The reconstructed geometry (seed 003 appendix A, with the exact vectors, is missing; see
-/// docs/mirror.md). Global frame: origin at the centre of the mirror surface, z along the
-/// outward mirror normal, x towards azimuth 0. Actuator i (0-based) sits at azimuth
+/// The reconstructed geometry (the mirror report's appendix A, with the exact vectors, is
+/// unavailable; see docs/mirror.md). Global frame: origin at the centre of the mirror surface, z
+/// along the outward mirror normal, x towards azimuth 0. Actuator i (0-based) sits at azimuth
 /// α_i = 180°, 300°, 60°; with e_i = (cos α_i, sin α_i, 0) and β = ε − π/2 (= 15° above the
 /// mirror plane for ε = 7π/12):
 ///   attachment (body frame = global frame at rest)  a_i = r (cos β e_i + sin β e_z),
@@ -62,7 +65,7 @@ struct MirrorParameters {
 /// At rest each string is perpendicular to its arm and each actuator moves along its string;
 /// h_i > 0 moves the coil towards the mirror (slackens the string). Small rotations change
 /// the string lengths by r (a_i × c_i / r)·δω with a_i × c_i / r = (sin α_i, −cos α_i, 0):
-/// this reproduces the seed's linear Jacobian (7.3) row by row.
+/// this reproduces the mirror report's linear Jacobian (7.3) row by row.
 struct MirrorGeometry {
   std::array<Eigen::Vector3d, 3> attachment;  ///< a_i (m), body frame
   std::array<Eigen::Vector3d, 3> actuator;    ///< A_i0 (m)
@@ -83,7 +86,7 @@ void mirror_string_lengths(const MirrorGeometry& geo, const T* q, T* length) {
   const T cps = cos(q[0]), sps = sin(q[0]);
   const T cth = cos(q[1]), sth = sin(q[1]);
   const T cph = cos(q[2]), sph = sin(q[2]);
-  // R = Rx(ψ) Ry(θ) Rz(φ) (seed eq. 3.2)
+  // R = Rx(ψ) Ry(θ) Rz(φ) (mirror report eq. 3.2)
   const T R00 = cth * cph, R01 = -cth * sph, R02 = sth;
   const T R10 = cps * sph + sps * sth * cph, R11 = cps * cph - sps * sth * sph, R12 = -sps * cth;
   const T R20 = sps * sph - cps * sth * cph, R21 = sps * cph + cps * sth * sph, R22 = cps * cth;
@@ -127,9 +130,10 @@ struct MirrorInputs {
 ///     forces −(Ṁ q̇ − ½ ∂(q̇ᵀ M q̇)/∂q) = J cos θ (−θ̇ φ̇, ψ̇ φ̇, −θ̇ ψ̇).
 ///   Actuator i: m ḧ_i = −D ḣ_i − K h_i − F0 + F_string,i + F_coil,i,  F_coil,i = −A I_i,
 ///     F_string,i the string tension's component along c_i (from λ or from the spring).
-///   Voltage control: L İ_i + R I_i − A ḣ_i = V_i. MODELS.md writes +A ḣ_i; with F_coil = −A I
-///     only −A ḣ_i conserves energy (the coil power −A I ḣ equals the back-EMF power) and gives
-///     the published characteristic polynomial with +3r²A² s (seed eq. 2.2, 7.23).
+///   Voltage control: L İ_i + R I_i − A ḣ_i = V_i (sign: docs/reference-models.md §3): with
+///     F_coil = −A I only −A ḣ_i conserves energy (the coil power −A I ḣ equals the back-EMF
+///     power) and gives the published characteristic polynomial with +3r²A² s (mirror report
+///     eq. 2.2, 7.23).
 ///   At rest (all zero) the strings carry exactly the pretension F0.
 class MirrorModel : public Model {
  public:
@@ -193,7 +197,7 @@ class MirrorDae final : public MirrorModel {
   bool explicit_correction(double t, VecRef q, VecRef v) const override;
 };
 
-/// "mirror_stiff": the seed's "assistant dynamics" — each string replaced by a spring of
+/// "mirror_stiff": the mirror report's "assistant dynamics" — each string replaced by a spring of
 /// stiffness Cs and natural length l0 = l − F0/Cs, so the spring carries F0 at rest with the
 /// same geometry; no constraints (an ODE, stiff: string modes near 1.46e4 rad/s).
 /// Extra forces −Σ_i Cs (s_i − l0) ∂s_i/∂q.

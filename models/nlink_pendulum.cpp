@@ -1,5 +1,6 @@
-// The n-link pendulum (MODELS.md §2) in angle and Cartesian form, the simple pendulum
-// (MODELS.md §4), the conversions between the forms and their catalogue entries.
+// The n-link pendulum (docs/reference-models.md §2) in angle and Cartesian form, the simple
+// pendulum (docs/reference-models.md §4), the conversions between the forms and their catalogue
+// entries.
 #include "models/nlink_pendulum.hpp"
 
 #include <algorithm>
@@ -126,7 +127,8 @@ void NLinkPendulumAngle::mass_matrix(double /*t*/, CVec q, MatRef M) const {
 }
 
 void NLinkPendulumAngle::forces(double t, CVec q, CVec v, CVec /*z*/, VecRef f) const {
-  // f = −N(θ) θ̇² − R θ̇ − P(θ) − A cos(θ) η̈   (MODELS.md §2, typo-corrected forcing)
+  // f = −N(θ) θ̇² − R θ̇ − P(θ) − A cos(θ) η̈
+  // (docs/reference-models.md §2, with the corrected forcing term)
   const int n = p_.n;
   const double eta_dd = p_.support_acceleration(t);
   for (int k = 0; k < n; ++k) {
@@ -397,7 +399,7 @@ ModelInfo nlink_pendulum_angle_info() {
   info.description =
       "Planar n-link pendulum (point masses on massless links) with joint friction and "
       "horizontal support excitation, reduced form in the link angles theta1..thetan from the "
-      "downward vertical; no constraints (MODELS.md §2).";
+      "downward vertical; no constraints (docs/reference-models.md §2).";
   info.parameters = nlink_pendulum_parameter_specs();
   info.build = [](const ParameterValues& values) -> std::unique_ptr<Model> {
     return std::make_unique<NLinkPendulumAngle>(NLinkPendulumParameters::from_values(values));
@@ -418,7 +420,7 @@ ModelInfo nlink_pendulum_cartesian_info() {
   info.description =
       "Planar n-link pendulum in maximal coordinates x1, y1, …, xn, yn (support frame, y up) "
       "with holonomic link constraints link1..linkn, joint friction and horizontal support "
-      "excitation (MODELS.md §2). Same parameters as nlink_pendulum_angle.";
+      "excitation (docs/reference-models.md §2). Same parameters as nlink_pendulum_angle.";
   info.parameters = nlink_pendulum_parameter_specs();
   info.build = [](const ParameterValues& values) -> std::unique_ptr<Model> {
     return std::make_unique<NLinkPendulumCartesian>(NLinkPendulumParameters::from_values(values));
@@ -438,8 +440,8 @@ ModelInfo simple_pendulum_info() {
   ModelInfo info;
   info.name = "simple_pendulum";
   info.description =
-      "Simple pendulum: one point mass on a massless rod, Cartesian coordinates x, y (y up, "
-      "pivot at the origin), constraint rod: x² + y² − L² = 0 (MODELS.md §4). Exact "
+      "Simple pendulum: one point mass on a massless rod, Cartesian coordinates x, y (y up, pivot "
+      "at the origin), constraint rod: x² + y² − L² = 0 (docs/reference-models.md §4). Exact "
       "elliptic-function solution in models/pendulum_exact.hpp.";
   info.parameters = {
       {"mass", {1.0}, "kg", "point mass m", R::kPositive, false},

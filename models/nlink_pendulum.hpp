@@ -1,5 +1,6 @@
-// The planar n-link pendulum with joint friction and horizontal support excitation (MODELS.md §2)
-// in reduced angle form and in maximal Cartesian form, and the simple pendulum (MODELS.md §4).
+// The planar n-link pendulum with joint friction and horizontal support excitation
+// (docs/reference-models.md §2) in reduced angle form and in maximal Cartesian form, and the simple
+// pendulum (docs/reference-models.md §4).
 #pragma once
 
 #include <memory>
@@ -12,7 +13,7 @@
 
 namespace gmbd {
 
-/// Physical parameters shared by both forms of the n-link pendulum (MODELS.md §2).
+/// Physical parameters shared by both forms of the n-link pendulum (docs/reference-models.md §2).
 /// Link k (1-based in names, 0-based here) hangs from mass k−1 (mass 0 = the support); its
 /// joint carries the friction coefficient R_k of the Rayleigh function
 ///   Q = ½ Σ_k R_k (θ̇_k − θ̇_(k−1))²,  θ̇_0 = 0.
@@ -42,13 +43,14 @@ struct NLinkPendulumParameters {
   bool conservative() const;
 };
 
-/// Reduced (angle) form, MODELS.md §2: coordinates theta1..thetan (rad) measured from the
-/// downward vertical, no constraints,
+/// Reduced (angle) form, docs/reference-models.md §2: coordinates theta1..thetan (rad) measured
+/// from the downward vertical, no constraints,
 ///   M(θ) θ̈ = f = −N(θ) θ̇² − R θ̇ − P(θ) − A cos(θ) η̈(t)
 /// with μ_kl = Σ_(j≥max(k,l)) m_j, M_kl = μ_kl L_k L_l cos(θ_k − θ_l),
 /// N_kl = μ_kl L_k L_l sin(θ_k − θ_l) (N θ̇² means Σ_l N_kl θ̇_l²), A_k = μ_kk L_k,
 /// P_k = A_k g sin θ_k, R tridiagonal (R_k + R_(k+1) diagonal, −R_(k+1) off it; R_(n+1) = 0).
-/// The forcing is A_k cos θ_k η̈ (MODELS.md corrects the seed's extra g).
+/// The forcing is A_k cos θ_k η̈ (docs/reference-models.md §2 corrects the extra g printed in the
+/// paper).
 class NLinkPendulumAngle final : public Model {
  public:
   explicit NLinkPendulumAngle(NLinkPendulumParameters parameters);
@@ -70,8 +72,8 @@ class NLinkPendulumAngle final : public Model {
   std::vector<double> tail_mass_;  // μ_k = Σ_(j≥k) m_j
 };
 
-/// Maximal (Cartesian) form, MODELS.md §2: coordinates x1, y1, …, xn, yn of each mass in the
-/// support frame (y up, support at the origin), holonomic constraints link1..linkn
+/// Maximal (Cartesian) form, docs/reference-models.md §2: coordinates x1, y1, …, xn, yn of each
+/// mass in the support frame (y up, support at the origin), holonomic constraints link1..linkn
 ///   g_k = (x_k − x_(k−1))² + (y_k − y_(k−1))² − L_k² = 0   (x_0 = y_0 = 0),
 /// M = diag(m_1, m_1, …, m_n, m_n), forces −m_k η̈ on x_k and −m_k g on y_k, plus the joint
 /// friction f = −∂Q/∂v of the Rayleigh function written with the angle rates
@@ -125,8 +127,9 @@ class NLinkPendulumCartesian : public Model {
   NLinkPendulumParameters p_;
 };
 
-/// The simple pendulum of MODELS.md §4: one mass on a rod of length L, Cartesian coordinates
-/// x, y (support frame, y up), constraint rod: x² + y² − L² = 0. No friction, fixed support.
+/// The simple pendulum of docs/reference-models.md §4: one mass on a rod of length L, Cartesian
+/// coordinates x, y (support frame, y up), constraint rod: x² + y² − L² = 0. No friction, fixed
+/// support.
 class SimplePendulum final : public NLinkPendulumCartesian {
  public:
   SimplePendulum(double mass, double length, double gravity);

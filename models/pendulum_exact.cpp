@@ -1,5 +1,5 @@
 // Jacobi elliptic functions (descending Landen / AGM), K(m) by the AGM, and the exact simple
-// pendulum solution built on them (MODELS.md §4).
+// pendulum solution built on them (docs/reference-models.md §4).
 #include "models/pendulum_exact.hpp"
 
 #include <array>

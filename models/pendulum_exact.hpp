@@ -1,5 +1,6 @@
-// The exact solution of the simple pendulum released from rest (MODELS.md §4): Jacobi elliptic
-// functions by the descending Landen (AGM) scheme, the complete elliptic integral K, the period.
+// The exact solution of the simple pendulum released from rest (docs/reference-models.md §4):
+// Jacobi elliptic functions by the descending Landen (AGM) scheme, the complete elliptic
+// integral K, the period.
 #pragma once
 
 namespace gmbd {

@@ -1,5 +1,5 @@
-// Shared RIS pieces (MODELS.md §1): dish profile, parameter validation, rolling resistance,
-// inputs, initial conditions, and the catalogue entries of the four RIS models.
+// Shared RIS pieces (docs/reference-models.md §1): dish profile, parameter validation, rolling
+// resistance, inputs, initial conditions, and the catalogue entries of the four RIS models.
 #include "models/ris.hpp"
 
 #include <cmath>
@@ -296,10 +296,10 @@ ModelInfo gplc_info(const char* name, RisGplc::Variant variant, const char* desc
 ModelInfo ris_xytheta_info() {
   return gplc_info(
       "ris_xytheta", RisGplc::Variant::kXYTheta,
-      "Rolling isolation system, GPLC 'simplified' XYθ model (MODELS.md §1): platform X, Y, θ on "
-      "four massless balls rolling without slip between bowl-shaped dishes; 27 coordinates, 16 "
-      "holonomic + 8 non-holonomic constraints, rolling resistance; inputs floor_x, floor_y "
-      "(floor accelerations, m/s²).");
+      "Rolling isolation system, GPLC 'simplified' XYθ model (docs/reference-models.md §1): "
+      "platform X, Y, θ on four massless balls rolling without slip between bowl-shaped dishes; 27 "
+      "coordinates, 16 holonomic + 8 non-holonomic constraints, rolling resistance; inputs "
+      "floor_x, floor_y (floor accelerations, m/s²).");
 }
 
 ModelInfo ris_xyztheta_info() {
@@ -322,9 +322,10 @@ ModelInfo ris_lagrange_info() {
   ModelInfo info;
   info.name = "ris_lagrange";
   info.description =
-      "Rolling isolation system, Lagrange-equation reference model (MODELS.md §1.8): 11 "
-      "coordinates X, Y, θ, xb_i, yb_i, no constraints (analytic multipliers of the rolling "
-      "condition); same parameters as ris_xytheta; inputs floor_x, floor_y (m/s²).";
+      "Rolling isolation system, Lagrange-equation reference model "
+      "(docs/reference-models.md §1.8): 11 coordinates X, Y, θ, xb_i, yb_i, no constraints "
+      "(analytic multipliers of the rolling condition); same parameters as ris_xytheta; inputs "
+      "floor_x, floor_y (m/s²).";
   info.parameters = ris_parameter_specs(false);
   info.inputs = {"floor_x", "floor_y"};
   info.build = [](const ParameterValues& values) -> std::unique_ptr<Model> {

@@ -1,5 +1,6 @@
-// The rolling isolation system (RIS, MODELS.md §1): dish profile, physical parameters, rolling
-// resistance, floor-motion inputs, initial conditions and the catalogue entries of all RIS models.
+// The rolling isolation system (RIS, docs/reference-models.md §1): dish profile, physical
+// parameters, rolling resistance, floor-motion inputs, initial conditions and the catalogue entries
+// of all RIS models.
 #pragma once
 
 #include <array>
@@ -13,7 +14,7 @@
 
 namespace gmbd {
 
-/// Dish profile (MODELS.md §1.1), with ρ = r/R:
+/// Dish profile (docs/reference-models.md §1.1), with ρ = r/R:
 ///   h(r)   = a0·a1·ln cosh(r/a0) + a2 ρ² + a3 |ρ|³ + a4 ρ⁶⁰
 ///   h'(r)  = a1 tanh(r/a0) + (2 a2/R) ρ + (3 a3/R) ρ|ρ| + (60 a4/R) ρ⁵⁹
 ///   h''(r) = (a1/a0) sech²(r/a0) + 2 a2/R² + (6 a3/R²) |ρ| + (3540 a4/R²) ρ⁵⁸
@@ -33,10 +34,11 @@ struct RisDish {
   double curvature(double r) const;  ///< h''(r) (1/m)
 };
 
-/// Physical parameters of every RIS model. Defaults: the published dish (MODELS.md §1.1), the
-/// documented default platform (m = 500 kg, J = 67.5 kg·m², a = b = 0.3 m), the rolling
-/// resistance the thesis recommends (b0 = 0.08, b1 = 0, v0 = 5 mm/s, no dead zone) and, for the
-/// vertical-isolation variant, m_b = 50 kg on a 2 Hz, ζ = 0.1 isolator (MODELS.md §1.4).
+/// Physical parameters of every RIS model. Defaults: the published dish
+/// (docs/reference-models.md §1.1), the documented default platform (m = 500 kg,
+/// J = 67.5 kg·m², a = b = 0.3 m), the rolling resistance the thesis recommends (b0 = 0.08,
+/// b1 = 0, v0 = 5 mm/s, no dead zone) and, for the vertical-isolation variant, m_b = 50 kg on a
+/// 2 Hz, ζ = 0.1 isolator (docs/reference-models.md §1.4).
 struct RisParameters {
   RisDish dish;
   double mass = 500.0;     ///< platform mass m (m_t with vertical isolation) (kg)
@@ -60,7 +62,7 @@ struct RisParameters {
   double dish_x(int i) const { return (i == 0 || i == 3) ? a : -a; }
   double dish_y(int i) const { return i < 2 ? b : -b; }
 
-  /// μ(ρ) = max(0, b0 + b1 ρ) for ρ ≥ rho_dead, 0 below (MODELS.md §1.5).
+  /// μ(ρ) = max(0, b0 + b1 ρ) for ρ ≥ rho_dead, 0 below (docs/reference-models.md §1.5).
   double resistance_coefficient(double rho) const;
   /// True when μ(ρ) = 0 for every ρ ≥ 0 (b0 ≤ 0 and b1 ≤ 0): no rolling resistance at all.
   bool resistance_free() const { return b0 <= 0.0 && b1 <= 0.0; }
@@ -97,7 +99,7 @@ struct RisParameters {
   static RisParameters from_values(const ParameterValues& values, bool vertical);
 };
 
-/// Rolling-resistance force on one ball in one dish (MODELS.md §1.5):
+/// Rolling-resistance force on one ball in one dish (docs/reference-models.md §1.5):
 ///   F = −(W/4) μ(ρ) tanh(s/v0) u/s,  s = |u|,  F = 0 at s = 0,
 /// W the supported weight (m g, m_t g with vertical isolation), u = (ux, uy) the rate of the
 /// ball coordinates in that dish. Writes (fx, fy).
@@ -117,16 +119,16 @@ struct RisInputs {
   double az(double t) const { return floor_z ? floor_z->value(t) : 0.0; }
 };
 
-/// Initial platform state and ball offsets (MODELS.md §1.7). Balls start midway between the
-/// dish centres, [xb_i; yb_i] = ½([X; Y] + (Rot(θ) − I)[a_i; b_i]) + offset_i; every dependent
-/// coordinate and rate then follows from the constraints.
+/// Initial platform state and ball offsets (docs/reference-models.md §1.7). Balls start midway
+/// between the dish centres, [xb_i; yb_i] = ½([X; Y] + (Rot(θ) − I)[a_i; b_i]) + offset_i; every
+/// dependent coordinate and rate then follows from the constraints.
 struct RisInitialConditions {
   double X = 0.0, Y = 0.0, theta = 0.0, Z = 0.0;                  ///< m, m, rad, m
   double X_dot = 0.0, Y_dot = 0.0, theta_dot = 0.0, Z_dot = 0.0;  ///< m/s, m/s, rad/s, m/s
   std::array<double, 4> offset_x{}, offset_y{};                   ///< ball offsets (m)
 
-  /// The published free responses of MODELS.md §1.9 (small: rates 0.025, 0.045 m/s, 0.05
-  /// rad/s; large: 0.45, 0.45 m/s, 0.5 rad/s; both from X = Y = 0.01 m, θ = 0.001 rad) and the
+  /// The published free responses of docs/reference-models.md §1.9 (small: rates 0.025, 0.045 m/s,
+  /// 0.05 rad/s; large: 0.45, 0.45 m/s, 0.5 rad/s; both from X = Y = 0.01 m, θ = 0.001 rad) and the
   /// vertical-isolation impulse case.
   static RisInitialConditions small_free_response();
   static RisInitialConditions large_free_response();

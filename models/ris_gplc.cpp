@@ -1,5 +1,6 @@
-// The GPLC RIS models (MODELS.md §1.2–1.7): mass matrix, forces, constraint blocks with their
-// analytic Jacobians and acceleration biases, energy, and the explicit (closed-form) correction.
+// The GPLC RIS models (docs/reference-models.md §1.2–1.7): mass matrix, forces, constraint blocks
+// with their analytic Jacobians and acceleration biases, energy, and the explicit (closed-form)
+// correction.
 #include "models/ris_gplc.hpp"
 
 #include <algorithm>
@@ -96,7 +97,7 @@ void RisGplc::mass_matrix(double /*t*/, CVec q, MatRef M) const {
     w[static_cast<size_t>(i)] = p_.dish.slope(q(r_index(i)));
     w[static_cast<size_t>(4 + i)] = p_.dish.slope(q(q_index(i)));
   }
-  // (m/16) w wᵀ on (r, q)  — seed eq. 4.32b–c print h'h'', a typo
+  // (m/16) w wᵀ on (r, q)  — RIS thesis eq. 4.32b–c print h'h'', a typo
   for (size_t j = 0; j < 8; ++j) {
     for (size_t k = 0; k < 8; ++k) M(idx[j], idx[k]) = (m / 16.0) * w[j] * w[k];
   }

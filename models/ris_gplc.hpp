@@ -1,5 +1,6 @@
-// The GPLC models of the rolling isolation system (MODELS.md §1.2–1.7): XYθ, XYZθ (vertical
-// velocity in the kinetic energy) and vertical isolation, with the explicit state correction.
+// The GPLC models of the rolling isolation system (docs/reference-models.md §1.2–1.7): XYθ, XYZθ
+// (vertical velocity in the kinetic energy) and vertical isolation, with the explicit state
+// correction.
 #pragma once
 
 #include <string>
@@ -10,7 +11,7 @@
 
 namespace gmbd {
 
-/// Maximal-coordinate RIS model solved by Gauss's principle (KKT), MODELS.md §1.
+/// Maximal-coordinate RIS model solved by Gauss's principle (KKT), docs/reference-models.md §1.
 ///
 /// Coordinates (27; 28 with vertical isolation, Z after θ):
 ///   q = [X, Y, θ, (Z), xb1, yb1, …, xb4, yb4, r1..r4, xt1, yt1, …, xt4, yt4, q1..q4]
@@ -25,20 +26,20 @@ namespace gmbd {
 /// Acceleration biases: phi_r: −2(ṙ² − ẋb² − ẏb²); phi_q likewise; phi_c: Rot(θ)[a_i; b_i] θ̇²;
 /// psi_x: −½ θ̇ (ẏb − Ẏ); psi_y: ½ θ̇ (ẋb − Ẋ).
 ///
-/// Dynamics (MODELS.md §1.4), with w = (h'(r_1..4), h'(q_1..4)) and
+/// Dynamics (docs/reference-models.md §1.4), with w = (h'(r_1..4), h'(q_1..4)) and
 /// S = ¼ Σ_j (h''(r_j) ṙ_j² + h''(q_j) q̇_j²):
 ///  * XYθ: M = diag(m, m, J) on (X, Y, θ), zero elsewhere; f_X = −m ẅx, f_Y = −m ẅy,
 ///    f_ri = −¼ m g h'(r_i), f_qi = −¼ m g h'(q_i).
-///  * XYZθ: adds the rank-one block (m/16) w wᵀ on (r, q) (the seed's eq. 4.32 prints h'h'' — a
-///    typo) and f_ri = −¼ m h'(r_i) (g + ẅz + S), same for q_i.
+///  * XYZθ: adds the rank-one block (m/16) w wᵀ on (r, q) (the RIS thesis' eq. 4.32 prints h'h'' —
+///    a typo) and f_ri = −¼ m h'(r_i) (g + ẅz + S), same for q_i.
 ///  * vertical isolation (m = m_t): M_ZZ = m_t + m_b, M_Z,ri = ¼ m_t h'(r_i), M_Z,qi likewise,
 ///    (m_t/16) w wᵀ; f_Z = −k Z − c Ż − (m_t + m_b) ẅz − m_t S; f_ri as XYZθ with m_t.
-///  * rolling resistance (MODELS.md §1.5) on (xb_i, yb_i) with u = (ẋb_i, ẏb_i), ρ = |r_i| and on
-///    (xt_i, yt_i) with u = (ẋt_i, ẏt_i), ρ = |q_i|, weight m g (m_t g).
+///  * rolling resistance (docs/reference-models.md §1.5) on (xb_i, yb_i) with u = (ẋb_i, ẏb_i),
+///    ρ = |r_i| and on (xt_i, yt_i) with u = (ẋt_i, ẏt_i), ρ = |q_i|, weight m g (m_t g).
 ///
-/// Dish centre (r_i = 0, MODELS.md §1.3): h'(0) = 0 exactly, so the r_i column of [M; A] and
-/// the phi_r<i> row of A (2r, −2xb, −2yb) are exactly zero together and KktSolver treats them as
-/// a decoupled pair (minimum norm: r̈_i = 0, multiplier 0). The explicit correction keeps
+/// Dish centre (r_i = 0, docs/reference-models.md §1.3): h'(0) = 0 exactly, so the r_i column of
+/// [M; A] and the phi_r<i> row of A (2r, −2xb, −2yb) are exactly zero together and KktSolver treats
+/// them as a decoupled pair (minimum norm: r̈_i = 0, multiplier 0). The explicit correction keeps
 /// r_i = hypot(xb_i, yb_i) (zero iff xb_i = yb_i = 0; no underflow) and ṙ_i = the ball's speed
 /// hypot(ẋb_i, ẏb_i) at r_i == 0, so the phi_r<i> bias −2(ṙ² − speed²) vanishes there and the
 /// XYZθ term h''(0) ṙ² is the physical one. Likewise q_i.
@@ -48,7 +49,7 @@ namespace gmbd {
 ///   Ḣ = ¼ w·(ṙ, q̇); vertical isolation: ½ m_t (Ḣ + Ż)² + ½ m_b Ż² + ½ k Z² instead of ½ m Ḣ².
 /// It is conserved iff there is no rolling resistance, no floor input and (vertical) ζ = 0.
 ///
-/// State correction (NUMERICS.md §2.2): independent positions X, Y, θ, (Z), xb_i, yb_i
+/// State correction (docs/theory.md §2.2): independent positions X, Y, θ, (Z), xb_i, yb_i
 /// (correction weight 0), dependent r, xt, yt, q (weight 1); independent velocities Ẋ, Ẏ, θ̇,
 /// (Ż) only — the ball rates follow from ψ — see velocity_correction_weights().
 class RisGplc final : public Model {
@@ -91,15 +92,15 @@ class RisGplc final : public Model {
   /// projector (constraints/dsc.cpp) uses correction_weights() for both levels, with which the
   /// ψ rows have no correctable entry. See docs/ris.md.
   void velocity_correction_weights(VecRef w) const override;
-  /// Closed form (NUMERICS.md §2.2): xt, yt from phi_c; r = hypot(xb, yb), q = hypot(xt, yt);
+  /// Closed form (docs/theory.md §2.2): xt, yt from phi_c; r = hypot(xb, yb), q = hypot(xt, yt);
   /// ẋb, ẏb from ψ; ẋt, ẏt from d/dt phi_c; ṙ = (xb ẋb + yb ẏb)/r, or hypot(ẋb, ẏb) when
   /// r == 0 (exact zero, the test KktSolver uses); likewise q̇. Always returns true.
   bool explicit_correction(double t, VecRef q, VecRef v) const override;
 
-  /// Consistent state from initial conditions (MODELS.md §1.7). q, v of length nq().
+  /// Consistent state from initial conditions (docs/reference-models.md §1.7). q, v of length nq().
   void initial_state(const RisInitialConditions& ic, VecRef q, VecRef v) const;
 
-  // ---- outputs (MODELS.md §1.6) -------------------------------------------------------------
+  // ---- outputs (docs/reference-models.md §1.6) --------------------------------------------
   /// H = ¼ Σ (h(r_i) + h(q_i)) (m).
   double platform_height(CVec q) const;
   /// Ḣ = ¼ Σ (h'(r_i) ṙ_i + h'(q_i) q̇_i) (m/s).
@@ -114,7 +115,7 @@ class RisGplc final : public Model {
   /// h'(0) = 0).
   double platform_height_acceleration(CVec q, CVec v, CVec a) const;
 
-  /// Derived outputs written at every output time (MODELS.md §1.6), in this order:
+  /// Derived outputs written at every output time (docs/reference-models.md §1.6), in this order:
   /// accel_x_total = Ẍ + ẅx, accel_y_total = Ÿ + ẅy, accel_horizontal = their norm (m/s²),
   /// accel_vertical_total = Ḧ (+ Z̈) + ẅz (m/s²; kinematic only in the XYθ model, whose
   /// kinetic energy ignores it), drift = √(X² + Y²) (m), height = H (m),

@@ -1,5 +1,5 @@
-// The Lagrange-equation RIS reference model (MODELS.md §1.8): generalised forces, the analytic
-// multipliers of the rolling condition, energy and the ball-rate correction.
+// The Lagrange-equation RIS reference model (docs/reference-models.md §1.8): generalised forces,
+// the analytic multipliers of the rolling condition, energy and the ball-rate correction.
 #include "models/ris_lagrange.hpp"
 
 #include <algorithm>

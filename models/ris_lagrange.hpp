@@ -1,5 +1,6 @@
-// The Lagrange-equation (LE) reference model of the rolling isolation system (MODELS.md §1.8):
-// 11 coordinates, no constraints, analytic multipliers of the rolling condition.
+// The Lagrange-equation (LE) reference model of the rolling isolation system
+// (docs/reference-models.md §1.8): 11 coordinates, no constraints, analytic multipliers of the
+// rolling condition.
 #pragma once
 
 #include <string>
@@ -19,7 +20,8 @@ namespace gmbd {
 /// P_b = −¼ m g h'(r_i) (xb_i, yb_i)/r_i, P_t = −¼ m g h'(q_i) (xt_i, yt_i)/q_i (0 at the centre):
 ///   Q_xb_i = P_b,x + P_t,x,  Q_yb_i = P_b,y + P_t,y,  Q_X = −Σ P_t,x,  Q_Y = −Σ P_t,y,
 ///   Q_θ = Σ P_t · (a_i sin θ + b_i cos θ, −a_i cos θ + b_i sin θ).
-/// The rolling condition ψ_i (massless balls) gives the analytic multipliers (MODELS.md §1.8):
+/// The rolling condition ψ_i (massless balls) gives the analytic multipliers
+/// (docs/reference-models.md §1.8):
 ///   m (Ẍ + ẅx) = Q_X + ½ Σ Q_xb_i,   m (Ÿ + ẅy) = Q_Y + ½ Σ Q_yb_i,
 ///   J θ̈ = Q_θ − ½ Σ [Q_xb_i (b_i + yb_i − Y) − Q_yb_i (a_i + xb_i − X)],
 /// and the balls follow from d/dt ψ_i = 0:
@@ -48,7 +50,7 @@ class RisLagrange final : public Model {
   /// p̈ (11) at (t, p, ṗ), the equations above.
   void accelerations(double t, CVec q, CVec v, VecRef a) const;
 
-  /// Consistent state (11 + 11) from initial conditions (MODELS.md §1.7).
+  /// Consistent state (11 + 11) from initial conditions (docs/reference-models.md §1.7).
   void initial_state(const RisInitialConditions& ic, VecRef q, VecRef v) const;
 
   /// Derived top-dish coordinates and radii of ball i.

@@ -1,5 +1,5 @@
-// The slider-crank of seed 003 §5 (MODELS.md §4): constraint, Jacobian, bias, energy, explicit
-// (closed-form) correction and its catalogue entry.
+// The slider-crank of the Eindhoven mirror report §5 (docs/reference-models.md §4): constraint,
+// Jacobian, bias, energy, explicit (closed-form) correction and its catalogue entry.
 #include "models/slider_crank.hpp"
 
 #include <cmath>
@@ -48,7 +48,7 @@ void SliderCrank::forces(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*z*/, VecRe
 }
 
 void SliderCrank::holonomic(double /*t*/, CVec q, VecRef g) const {
-  // g = √(X² + Y²) − l, X = d − h − r cos w, Y = r sin w   (seed eq. 5.47–5.49)
+  // g = √(X² + Y²) − l, X = d − h − r cos w, Y = r sin w   (report eq. 5.47–5.49)
   const double X = p_.d - q(1) - p_.r * std::cos(q(0));
   const double Y = p_.r * std::sin(q(0));
   g(0) = std::hypot(X, Y) - p_.l;
@@ -109,9 +109,9 @@ ModelInfo slider_crank_info() {
   ModelInfo info;
   info.name = "slider_crank";
   info.description =
-      "Slider-crank of seed 003 §5: crank angle w driven by a constant torque, slider "
-      "displacement h, joined by a rigid rod (holonomic constraint rod); closed-form state "
-      "correction of h from w (MODELS.md §4).";
+      "Slider-crank of the Eindhoven mirror report §5: crank angle w driven by a constant torque, "
+      "slider displacement h, joined by a rigid rod (holonomic constraint rod); closed-form state "
+      "correction of h from w (docs/reference-models.md §4).";
   info.parameters = {
       {"d", {2.0}, "m", "offset d of the slider origin from the crank pivot", R::kAny, false},
       {"r", {0.5}, "m", "crank radius r", R::kPositive, false},

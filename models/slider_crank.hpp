@@ -1,5 +1,6 @@
-// The slider-crank of seed 003 §5 (MODELS.md §4): crank angle w and slider displacement h
-// joined by a rod of length l; one holonomic constraint, closed-form state correction.
+// The slider-crank of the Eindhoven mirror report §5 (docs/reference-models.md §4): crank angle w
+// and slider displacement h joined by a rod of length l; one holonomic constraint, closed-form
+// state correction.
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@
 
 namespace gmbd {
 
-/// Seed 003 §5 (eq. 5.45–5.49, figure 5.5), published values as defaults.
+/// Eindhoven mirror report §5 (eq. 5.45–5.49, figure 5.5), published values as defaults.
 struct SliderCrankParameters {
   double d = 2.0;         ///< offset between the crank pivot and the slider origin (m)
   double r = 0.5;         ///< crank radius (m)
@@ -25,7 +26,7 @@ struct SliderCrankParameters {
 
 /// Coordinates w (crank angle, rad) and h (slider displacement, m); with
 ///   X = d − h − r cos w,  Y = r sin w,
-/// the holonomic constraint "rod" is g = √(X² + Y²) − l = 0 (seed eq. 5.49). Dynamics
+/// the holonomic constraint "rod" is g = √(X² + Y²) − l = 0 (report eq. 5.49). Dynamics
 ///   j ẅ = T − G_w λ,  m ḧ = −G_h λ,  M = diag(j, m), f = (T, 0),
 /// G = [(X r sin w + Y r cos w)/s, −X/s], s = √(X² + Y²),
 /// b = −(∂(G v)/∂q · v) = −[(Ẋ² + Ẏ² + X r cos w ẇ² − Y r sin w ẇ²) − ṡ²]/s with

@@ -1,5 +1,5 @@
-// Two blocks joined by a rigid rod (seed 003 §5, MODELS.md §4): dynamics, energy, explicit
-// correction and catalogue entry.
+// Two blocks joined by a rigid rod (Eindhoven mirror report §5, docs/reference-models.md §4):
+// dynamics, energy, explicit correction and catalogue entry.
 #include "models/two_blocks.hpp"
 
 #include "core/errors.hpp"
@@ -72,9 +72,9 @@ ModelInfo two_blocks_info() {
   ModelInfo info;
   info.name = "two_blocks";
   info.description =
-      "Two blocks on a line joined by a rigid rod (seed 003 §5): coordinates x1, x2, constraint "
-      "rod: x2 − x1 − L = 0; the multiplier (rod tension) is (m1 F2 − m2 F1)/(m1 + m2) "
-      "(MODELS.md §4).";
+      "Two blocks on a line joined by a rigid rod (Eindhoven mirror report §5): coordinates x1, "
+      "x2, constraint rod: x2 − x1 − L = 0; the multiplier (rod tension) is "
+      "(m1 F2 − m2 F1)/(m1 + m2) (docs/reference-models.md §4).";
   info.parameters = {
       {"mass1", {1.0}, "kg", "mass m1 of block 1", R::kPositive, false},
       {"mass2", {1.0}, "kg", "mass m2 of block 2", R::kPositive, false},

@@ -1,5 +1,6 @@
-// Two blocks on a line joined by a rigid rod (seed 003 §5, MODELS.md §4): the smallest
-// constrained system, with a closed-form multiplier that fixes GaussMBD's λ sign convention.
+// Two blocks on a line joined by a rigid rod (Eindhoven mirror report §5,
+// docs/reference-models.md §4): the smallest constrained system, with a closed-form multiplier
+// that fixes GaussMBD's λ sign convention.
 #pragma once
 
 #include <string>
@@ -23,9 +24,9 @@ struct TwoBlocksParameters {
 /// Coordinates x1, x2 (m); holonomic constraint "rod": g = x2 − x1 − L = 0, G = [−1, 1], b = 0;
 /// M = diag(m1, m2), f = (F1, F2).
 ///
-/// Sign convention (NUMERICS.md §1.1): M a = f − Gᵀ λ, so the rod pushes block 1 by +λ and
+/// Sign convention (docs/theory.md §1.1): M a = f − Gᵀ λ, so the rod pushes block 1 by +λ and
 /// block 2 by −λ; λ > 0 means the rod is in tension. Solving m1 a = F1 + λ, m2 a = F2 − λ:
-///   λ = (m1 F2 − m2 F1)/(m1 + m2),  equal masses: λ = (F2 − F1)/2   (seed eq. 5.42–5.44).
+///   λ = (m1 F2 − m2 F1)/(m1 + m2),  equal masses: λ = (F2 − F1)/2   (report eq. 5.42–5.44).
 /// Energy: constant forces are conservative, V = −F1 x1 − F2 x2, so
 /// E = ½ m1 ẋ1² + ½ m2 ẋ2² − F1 x1 − F2 x2 is a constant of motion.
 /// State correction: x1 independent (weight 0), x2 dependent (1); explicit: x2 = x1 + L,

@@ -80,7 +80,7 @@ TEST(ModelFileErrors, MasslessCoordinateThatNothingHoldsIsFoundAtBuild) {
   expect_error("dimension: 2\nbodies:\n  crank: {type: planar, mass: 1, inertia: 0}\n",
                {"bad.yaml", "crank.theta", "no mass", "holds it"});
   // A massless point with nothing attached.
-  expect_error("dimension: 2\nbodies:\n  float: {type: point}\n", {"float.x", "no mass"});
+  expect_error("dimension: 2\nbodies:\n  float: {type: point}\n", {"float.x", "no mass", "undetermined"});
 }
 
 TEST(ModelFileErrors, BodyTypeThatDoesNotFitTheDimension) {

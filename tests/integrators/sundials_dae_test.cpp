@@ -327,7 +327,8 @@ TEST(SundialsNonholonomic, DrivenKnifeEdgeWithRheonomicConstraint) {
   }
 }
 
-// Two blocks joined by a rod (MODELS.md §4): IDA's multiplier is the KKT one, λ = (F2 − F1)/2.
+// Two blocks joined by a rod (docs/reference-models.md §4): IDA's multiplier is the KKT one,
+// λ = (F2 − F1)/2.
 TEST(SundialsNonholonomic, TwoBlocksMultiplierFromIda) {
   const BuiltModel b = build_model("two_blocks", {{"force1", {1.0}}, {"force2", {3.0}}}, "test");
   for (const std::string method : {"ida", "ida-index3"}) {

@@ -216,7 +216,8 @@ TEST(AutoDiffChecks, CartesianPendulumJacobianAndBias) {
   }
 }
 
-// The slider-crank constraint written independently of the model code (seed 003 eq. 5.47–5.49).
+// The slider-crank constraint written independently of the model code (Eindhoven mirror report
+// eq. 5.47–5.49).
 TEST(AutoDiffChecks, SliderCrankJacobianAndBias) {
   const SliderCrankParameters p;
   const SliderCrank model(p);

@@ -1,5 +1,6 @@
-// Small mechanisms (MODELS.md §4): two blocks' multiplier (λ sign convention), the slider-crank's
-// explicit correction vs weighted projection, energy balance of every conservative model.
+// Small mechanisms (docs/reference-models.md §4): two blocks' multiplier (λ sign convention), the
+// slider-crank's explicit correction vs weighted projection, energy balance of every conservative
+// model.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,7 +22,8 @@ const Vec kNoZ;
 // ---- two blocks ---------------------------------------------------------------------------------------
 
 TEST(TwoBlocks, MultiplierEqualMasses) {
-  // seed 003 eq. 5.42: λ = (F2 − F1)/2; with f_c = −Gᵀλ and G = [−1, 1], λ > 0 is rod tension.
+  // Eindhoven mirror report eq. 5.42: λ = (F2 − F1)/2; with f_c = −Gᵀλ and G = [−1, 1], λ > 0 is
+  // rod tension.
   for (const auto& [F1, F2] : std::vector<std::pair<double, double>>{
            {1.0, 2.0}, {3.0, -1.5}, {-0.25, 7.0}, {0.0, 0.0}, {5.0, 5.0}}) {
     TwoBlocksParameters p;

@@ -1,5 +1,6 @@
-// Linearised mirror (seed 003 ch. 7, MODELS.md §3): published poles and closed forms recovered from
-// the nonlinear DAE and stiff-spring models by numerical linearisation on the constraint manifold.
+// Linearised mirror (Eindhoven mirror report ch. 7, docs/reference-models.md §3): published poles
+// and closed forms recovered from the nonlinear DAE and stiff-spring models by numerical
+// linearisation on the constraint manifold.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,15 +72,15 @@ void print(const char* what, const std::vector<Complex>& eig) {
 
 TEST(MirrorLinear, ClosedFormsGiveThePublishedValues) {
   const MirrorLinearModel lin(mirror_parameters(MirrorControl::kCurrent, 0.0));
-  // ω² = 3r²K/(2J + 3r²m): ±62.43j rad/s, 9.93 Hz (seed eq. 7.12)
+  // ω² = 3r²K/(2J + 3r²m): ±62.43j rad/s, 9.93 Hz (report eq. 7.12)
   const double w = lin.current_tilt_frequency();
   EXPECT_NEAR(w * w, 3 * 49e-6 * 40 / (2 * 5.6e-8 + 3 * 49e-6 * 9.5e-3), 1e-9);
   EXPECT_TRUE(matches_printed(w, 62.43, 0.01));
-  // 9.9366 Hz: the seed truncates to 9.93 (ω = 62.43 is rounded consistently either way)
+  // 9.9366 Hz: the report truncates to 9.93 (ω = 62.43 is rounded consistently either way)
   const double f = w / (2 * std::numbers::pi);
   EXPECT_TRUE(f >= 9.93 && f < 9.94) << f;
   EXPECT_EQ(lin.twist_frequency(), 0.0);
-  // voltage control: −14.74, −289.6, −3196 s⁻¹ (seed eq. 7.23)
+  // voltage control: −14.74, −289.6, −3196 s⁻¹ (report eq. 7.23)
   std::vector<double> s;
   for (const Complex& p : lin.voltage_tilt_poles()) {
     EXPECT_EQ(p.imag(), 0.0);
@@ -89,7 +90,7 @@ TEST(MirrorLinear, ClosedFormsGiveThePublishedValues) {
   EXPECT_TRUE(matches_printed(s[0], -14.74, 0.01));
   EXPECT_TRUE(matches_printed(s[1], -289.6, 0.1));
   EXPECT_TRUE(matches_printed(s[2], -3196.0, 1.0));
-  // stiff springs: two extra poles at ±1.458e4 j (seed ch. 7.2.1, from [31])
+  // stiff springs: two extra poles at ±1.458e4 j (report ch. 7.2.1, from its ref. [31])
   const auto ws = lin.stiff_tilt_frequencies();
   EXPECT_TRUE(matches_printed(ws[1], 1.458e4, 10.0));
   EXPECT_NEAR(ws[0], w, 2e-4 * w);  // the string compliance lowers the tilt mode slightly
@@ -99,7 +100,7 @@ TEST(MirrorLinear, ClosedFormsGiveThePublishedValues) {
 }
 
 TEST(MirrorLinear, DaeCurrentControlWithoutPretensionHasThePublishedModes) {
-  // The seed's linear model omits F0 (ch. 7.3 sets F0 = 0 for the comparison).
+  // The report's linear model omits F0 (ch. 7.3 sets F0 = 0 for the comparison).
   const MirrorParameters p = mirror_parameters(MirrorControl::kCurrent, 0.0);
   const auto lin = linearize<MirrorDae>(p);
   ASSERT_EQ(lin.A.rows(), 6);
@@ -138,7 +139,7 @@ TEST(MirrorLinear, DaeVoltageControlWithoutPretensionHasThePublishedPoles) {
 }
 
 TEST(MirrorLinear, PretensionAddsTheStringCurvatureStiffness) {
-  // F0 = 0.5 N: the strings' λ ∇²g softens the tilt (seed ch. 7.4.2: larger static angles) and
+  // F0 = 0.5 N: the strings' λ ∇²g softens the tilt (report ch. 7.4.2: larger static angles) and
   // restrains the twist φ.
   const MirrorParameters p = mirror_parameters(MirrorControl::kCurrent, 0.5);
   const MirrorLinearModel closed(p);
@@ -198,7 +199,7 @@ TEST(MirrorLinear, StiffSpringVariantAddsTheStringModes) {
 TEST(MirrorLinear, CoilInputsDriveTiltOnlyWithTheSeedsGains) {
   // Initial angular accelerations from a current step at rest (F0 = 0 or not: the rest
   // geometry is the same): ψ̈ = A r √3 (I2 − I3)/(2J + 3r²m), θ̈ = A r (−2 I1 + I2 + I3)/(2J +
-  // 3r²m), φ̈ = 0 (seed eq. 7.9–7.11 with s² the leading term).
+  // 3r²m), φ̈ = 0 (report eq. 7.9–7.11 with s² the leading term).
   for (int actuator = 0; actuator < 3; ++actuator) {
     MirrorParameters p = mirror_parameters(MirrorControl::kCurrent, 0.5);
     p.current_step[static_cast<size_t>(actuator)] = 1e-3;

@@ -1,5 +1,6 @@
-// Tests of the mirror models (models/mirror.*): reconstructed geometry, the seed's linear Jacobian,
-// rest with pretension, FD and AutoDiff derivative checks, Lagrangian terms, power balances, DSC, errors.
+// Tests of the mirror models (models/mirror.*): reconstructed geometry, the Eindhoven report's
+// linear Jacobian, rest with pretension, FD and AutoDiff derivative checks, Lagrangian terms, power
+// balances, DSC, errors.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
@@ -76,7 +77,7 @@ TEST(MirrorModel, GeometryIsTheStatedReconstruction) {
 }
 
 TEST(MirrorModel, JacobianAtRestIsTheSeedsLinearJacobian) {
-  // Seed 003 eq. (7.3): G = [[0, r, 0, −1, 0, 0], [−√3/2 r, −r/2, 0, 0, −1, 0],
+  // Eindhoven mirror report eq. (7.3): G = [[0, r, 0, −1, 0, 0], [−√3/2 r, −r/2, 0, 0, −1, 0],
   //                          [√3/2 r, −r/2, 0, 0, 0, −1]].
   const MirrorParameters p = mirror_parameters(MirrorControl::kVoltage);
   const auto model = make<MirrorDae>(p);
@@ -321,7 +322,8 @@ TEST(MirrorModel, PowerBalanceUnderCurrentControl) {
 
 TEST(MirrorModel, ElectromechanicalPowerBalanceUnderVoltageControl) {
   // d/dt (E + ½ L Σ I²) = Σ (V_i I_i − R I_i² − D ḣ_i²): the coil force −A I and the back-EMF
-  // term of L İ + R I − A ḣ = V exchange power exactly (the sign MODELS.md misprints).
+  // term of L İ + R I − A ḣ = V exchange power exactly (the sign is explained in
+  // docs/reference-models.md §3).
   MirrorParameters p = mirror_parameters(MirrorControl::kVoltage);
   p.D = 0.2;
   p.voltage_step = {0.15, -0.1, 0.05};

@@ -1,5 +1,6 @@
-// The n-link pendulum (MODELS.md §2): angle vs Cartesian form at the KKT level, energy balance,
-// published small-oscillation frequencies from both forms, conversions and catalogue defaults.
+// The n-link pendulum (docs/reference-models.md §2): angle vs Cartesian form at the KKT level,
+// energy balance, published small-oscillation frequencies from both forms, conversions and
+// catalogue defaults.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -196,7 +197,7 @@ NLinkPendulumParameters published_triple() {
   return p;
 }
 
-const double kPublishedHz[3] = {0.3214279, 0.7550538, 1.2501959};  // MODELS.md §2
+const double kPublishedHz[3] = {0.3214279, 0.7550538, 1.2501959};  // docs/reference-models.md §2
 
 TEST(NLinkPendulum, SmallOscillationFrequenciesOfAngleModel) {
   const NLinkPendulumAngle model(published_triple());

@@ -1,5 +1,6 @@
-// The exact simple-pendulum solution (MODELS.md §4): elliptic functions, K, the published period,
-// θ(t) against a fine RK4 reference, and the simple_pendulum model's KKT along the exact motion.
+// The exact simple-pendulum solution (docs/reference-models.md §4): elliptic functions, K, the
+// published period, θ(t) against a fine RK4 reference, and the simple_pendulum model's KKT along
+// the exact motion.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,7 +56,8 @@ TEST(EllipticFunctions, IdentitiesLimitsAndQuarterPeriod) {
 }
 
 TEST(ExactPendulum, PublishedPeriod) {
-  // MODELS.md §4: m = 1, L = 1, g = 9.81, released horizontally at rest: T = 2.367841947576 s
+  // docs/reference-models.md §4: m = 1, L = 1, g = 9.81, released horizontally at rest:
+  // T = 2.367841947576 s
   const double T = pendulum_period(1.0, 9.81, kPi / 2.0);
   std::cout << "[ info ] period " << std::setprecision(15) << T << " s\n";
   EXPECT_NEAR(T, 2.367841947576, 1e-11);

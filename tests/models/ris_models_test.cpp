@@ -1,5 +1,6 @@
-// RIS models (MODELS.md §1) at the level of one evaluation: dish profile, layout, exact and FD
-// derivatives, explicit vs generic state correction, energy balance, LE = KKT, dish centre.
+// RIS models (docs/reference-models.md §1) at the level of one evaluation: dish profile, layout,
+// exact and FD derivatives, explicit vs generic state correction, energy balance, LE = KKT, dish
+// centre.
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
@@ -221,7 +222,8 @@ TEST(RisModels, MassMatrixIsTheHessianOfTheKineticEnergy) {
 
 // ---- state correction -------------------------------------------------------------------------------
 
-// Weighted minimum-norm projection with separate position and velocity weights (NUMERICS.md §2.2):
+// Weighted minimum-norm projection with separate position and velocity weights
+// (docs/theory.md §2.2):
 //   q ← q − Wq Gᵀ (G Wq Gᵀ)⁻¹ g  (Gauss–Newton, to round-off),  v ← v − Wv Cᵀ (C Wv Cᵀ)⁻¹ c.
 void weighted_projection(const Model& model, const Vec& wq, const Vec& wv, VecRef q, VecRef v) {
   const int n = model.nq(), nh = model.n_holonomic(), nn = model.n_nonholonomic();
@@ -454,7 +456,7 @@ TEST(RisModels, LagrangeAccelerationsEqualTheKktSolve) {
 }
 
 TEST(RisModels, PureTranslationWithCentredBallsFollowsTheDishSlope) {
-  // MODELS.md §1.8 sanity check: m Ẍ = −m g h'(X/2)
+  // docs/reference-models.md §1.8 sanity check: m Ẍ = −m g h'(X/2)
   RisParameters p;
   p.b0 = 0.0;
   const RisGplc gplc(p, Variant::kXYTheta);

@@ -1,5 +1,6 @@
 // Test helper: a plain reference implementation of the weighted minimum-norm state correction
-// (NUMERICS.md §2.2) against which models' explicit corrections and the library's DSC are checked.
+// (docs/theory.md §2.2) against which models' explicit corrections and the library's DSC are
+// checked.
 #pragma once
 
 #include <Eigen/LU>

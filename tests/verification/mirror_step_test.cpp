@@ -1,5 +1,6 @@
-// Whole-run verification of the mirror (MODELS.md §3) through the run driver: voltage and current
-// steps of the DAE (rk45 + DSC) against the stiff-spring ODE, the linear frequency, constraint drift.
+// Whole-run verification of the mirror (docs/reference-models.md §3) through the run driver:
+// voltage and current steps of the DAE (rk45 + DSC) against the stiff-spring ODE, the linear
+// frequency, constraint drift.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,7 +34,7 @@ RunSummary run_mirror(const std::string& yaml, MirrorTrace* trace,
   });
 }
 
-// Seed 003 §6.3.1: a 0.15 V step on one actuator, voltage control, F0 = 0.5 N.
+// Eindhoven mirror report §6.3.1: a 0.15 V step on one actuator, voltage control, F0 = 0.5 N.
 const char* kVoltageStep = R"(
 model:
   type: mirror_dae
@@ -43,7 +44,8 @@ stabilization: {method: dsc}
 time: {start: 0, end: 0.3, output_interval: 0.001}
 )";
 
-// Current control step (seed §6.3.2), F0 = 0 as in the seed's linear comparison (ch. 7.3).
+// Current control step (mirror report §6.3.2), F0 = 0 as in the report's linear comparison
+// (ch. 7.3).
 const char* kCurrentStep = R"(
 model:
   type: mirror_dae
@@ -57,7 +59,7 @@ TEST(MirrorStep, DaeVoltageStepKeepsTheStringsExactAndTaut) {
   MirrorTrace tr;
   const auto s = run_mirror(kVoltageStep, &tr);
   ASSERT_TRUE(s.completed) << s.failure;
-  // DSC after every step: string lengths at round-off (seed's DASSL: 1e-9 m).
+  // DSC after every step: string lengths at round-off (the report's DASSL: 1e-9 m).
   EXPECT_LE(s.max_position_residual, 1e-9);
   EXPECT_LE(tr.max_residual, 1e-15);
   double min_tension = 1e300, max_side = 0.0;
@@ -70,8 +72,8 @@ TEST(MirrorStep, DaeVoltageStepKeepsTheStringsExactAndTaut) {
             << " rad, I1 = " << tr.z.back()(0) << " A, min tension " << min_tension
             << " N, max |g| " << s.max_position_residual << " m, max |psi|,|phi| " << max_side
             << ", " << s.steps << " steps, " << s.wall_seconds << " s\n";
-  EXPECT_GT(min_tension, 0.0);  // strings stay taut: the DAE is valid (seed §6.3.1)
-  EXPECT_LE(max_side, 1e-12);   // actuator 1 lies in the xz-plane: θ only (seed §6.3.1)
+  EXPECT_GT(min_tension, 0.0);  // strings stay taut: the DAE is valid (report §6.3.1)
+  EXPECT_LE(max_side, 1e-12);   // actuator 1 lies in the xz-plane: θ only (report §6.3.1)
   EXPECT_LT(q_end(1), -0.1);    // a positive voltage pulls coil 1 down and tilts θ < 0
 }
 

@@ -1,5 +1,5 @@
-// RIS stabilisation studies of the thesis (MODELS.md §1.9, seed 001 §5.1) through the run
-// driver: drift without stabilisation, Baumgarte gains, DSC, and manifold-loss detection.
+// RIS stabilisation studies of the thesis (docs/reference-models.md §1.9, RIS thesis §5.1) through
+// the run driver: drift without stabilisation, Baumgarte gains, DSC, and manifold-loss detection.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 namespace gmbd {
 namespace {
 
-// The small free response (MODELS.md §1.9), undamped, rk45 at its default tolerances
+// The small free response (docs/reference-models.md §1.9), undamped, rk45 at its default tolerances
 // (rtol 1e-8, atol 1e-10): the adaptive steps shrink where a ball passes close to its dish
 // centre, which fixed-step RK4 without DSC does not survive (see the manifold tests below).
 const char* kSmall = R"(
@@ -118,11 +118,12 @@ TEST(RisStabilisation, DscKeepsRoundOffAndMeetsTheEnergyFigure) {
   ASSERT_TRUE(small.summary.completed) << small.summary.failure;
   EXPECT_LT(small.summary.max_position_residual, 1e-14);  // measured 2.4e-18
   EXPECT_LT(small.summary.max_velocity_residual, 1e-14);  // measured 6.9e-18
-  // RK4 + DSC, large case, dt = 0.005 s, 8 s: MODELS.md §1.9 gives 4.8e-6 J (two digits).
+  // RK4 + DSC, large case, dt = 0.005 s, 8 s: docs/reference-models.md §1.9 gives 4.8e-6 J (two
+  // digits).
   const Study large = run(kLarge, {});
   ASSERT_TRUE(large.summary.completed) << large.summary.failure;
   std::cout << "[ info ] large case, rk4 + dsc, dt 0.005: max |g| " << large.summary.max_position_residual
-            << ", max |E − E0| " << large.max_energy_error() << " J (MODELS.md: 4.8e-6 J)\n";
+            << ", max |E − E0| " << large.max_energy_error() << " J (reference: 4.8e-6 J)\n";
   EXPECT_LT(large.summary.max_position_residual, 1e-14);
   EXPECT_LE(large.max_energy_error(), 4.85e-6);
   EXPECT_GT(large.max_energy_error(), 1e-7);  // a real RK4 error, not a conserved invariant

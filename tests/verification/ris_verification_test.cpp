@@ -1,5 +1,6 @@
-// Whole-run verification of the RIS models (MODELS.md §1.9): GPLC vs Lagrange free and forced
-// responses, dish centre, RK4 + DSC energy figures, rolling-resistance dissipation, rim flag.
+// Whole-run verification of the RIS models (docs/reference-models.md §1.9): GPLC vs Lagrange free
+// and forced responses, dish centre, RK4 + DSC energy figures, rolling-resistance dissipation, rim
+// flag.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -180,7 +181,7 @@ struct Peaks {
 };
 
 /// Peak platform drift √(X² + Y²), peak total horizontal acceleration |(Ẍ + ẅx, Ÿ + ẅy)|
-/// and peak ball radius max_i max(r_i, q_i) (MODELS.md §1.6).
+/// and peak ball radius max_i max(r_i, q_i) (docs/reference-models.md §1.6).
 Peaks peaks(const Trace& tr, const Signal* fx, const Signal* fy) {
   Peaks p;
   for (size_t k = 0; k < tr.t.size(); ++k) {
@@ -237,7 +238,7 @@ TEST(RisVerification, GplcMatchesLagrangeOnThePublishedFreeResponses) {
     ASSERT_TRUE(s.completed) << s.failure;
     EXPECT_LT(s.max_position_residual, 1e-15);
     EXPECT_LT(s.max_velocity_residual, 1e-15);
-    // the run summary's peaks of the derived outputs: rim flag (MODELS.md §1.9)
+    // the run summary's peaks of the derived outputs: rim flag (docs/reference-models.md §1.9)
     for (const auto& peak : s.output_peaks) {
       if (peak.name == "max_radius") {
         std::cout << "[ info ] RIS " << (c == 0 ? "small" : "large") << " case: peak max_radius "
@@ -279,7 +280,7 @@ TEST(RisVerification, GplcMatchesLagrangeOnThePublishedFreeResponses) {
     EXPECT_GT(diff, 0.0);  // two genuinely different computations
     EXPECT_LT(e_gplc, 1e-8 * gplc.energy[0]);
     if (c == 1) {
-      EXPECT_NEAR(gplc.energy[0], 111.96, 0.01);  // MODELS.md §1.1
+      EXPECT_NEAR(gplc.energy[0], 111.96, 0.01);  // docs/reference-models.md §1.1
     }
   }
   std::cout << "[ info ] (" << seconds_since(t0) << " s)\n";
@@ -295,9 +296,9 @@ TEST(RisVerification, Rk4WithDscConservesEnergyOnTheLargeCase) {
   const BuiltModel le = build("ris_lagrange", ic, {{"b0", {0.0}}});
   // reference: LE (plain ODE) at rk45 rtol 1e-13
   const Trace ref = simulate(*le.model, le.q0, le.v0, rk45(1e-13, 1e-15), false, end, 0.01);
-  // MODELS.md §1.9 reference figures, given to two digits: max |E − E0| (J) on the 10 ms
-  // output grid and max platform position error |X|, |Y| (m) vs LE. "Meet or beat" = not above
-  // the reference's rounding interval.
+  // docs/reference-models.md §1.9 reference figures, given to two digits: max |E − E0| (J) on the
+  // 10 ms output grid and max platform position error |X|, |Y| (m) vs LE. "Meet or beat" = not
+  // above the reference's rounding interval.
   // θ (no published figure): our measured values 1.44e-7, 6.44e-9, 1.36e-10 rad plus 5 %.
   // At dt = 0.002 (published 1.3e-7 J, 3.1e-11 m) the LE reference itself is only good to
   // ≈2e-12 m, so the position bound there carries that allowance.
@@ -324,7 +325,8 @@ TEST(RisVerification, Rk4WithDscConservesEnergyOnTheLargeCase) {
     EXPECT_LE(dxy, c.position);
     EXPECT_LE(dth, c.theta);
     if (c.dt == 0.005) {
-      // rim flag (MODELS.md §1.9): the balls go past the rim on this case, max r ≈ 0.184 m
+      // rim flag (docs/reference-models.md §1.9): the balls go past the rim on this case,
+      // max r ≈ 0.184 m
       const auto it = std::max_element(tr.max_radius.begin(), tr.max_radius.end());
       std::cout << "[ info ] RIS large case: max_i max(r_i, q_i) = " << *it << " m (R = 0.15)\n";
       EXPECT_NEAR(*it, 0.184, 0.001);
@@ -550,7 +552,7 @@ TEST(RisVerification, PeakResponsesUnderFilteredNoiseAgree) {
                              "filtered noise τ = 0.1 s σ = 1 m/s², b0 = 0.08, RK4 dt 5 ms, " +
                                  std::to_string(end) + " s",
                              1e-9);
-  // XYZθ under horizontal motion only: essentially the LE response (seed Fig. 5.15)
+  // XYZθ under horizontal motion only: essentially the LE response (RIS thesis Fig. 5.15)
   double rel = 0.0;
   for (size_t k = 0; k < pz.size(); ++k) {
     rel = std::max({rel, std::abs(pz[k].drift - pl[k].drift) / pl[k].drift,
@@ -583,7 +585,7 @@ TEST(RisVerification, XyzThetaAndVerticalIsolationConserveEnergyUndamped) {
             << " J at dt 0.01, " << fine << " J at dt 0.005 (order " << oz << ")\n";
   EXPECT_GT(oz, 3.5);
   EXPECT_LT(fine, 2e-5);
-  // vertical isolation, impulse case (MODELS.md §1.9), undamped
+  // vertical isolation, impulse case (docs/reference-models.md §1.9), undamped
   const RisInitialConditions imp = RisInitialConditions::vertical_impulse();
   const BuiltModel vert = build("ris_vertical", imp, {{"b0", {0.0}}, {"isolator_damping", {0.0}}});
   const double ov = energy_error_order(vert, 0.01, end, &coarse, &fine);

@@ -21,8 +21,8 @@ namespace {
 
 const std::vector<std::string> kSundials = {"ida", "ida-index3", "cvode-bdf", "cvode-adams"};
 
-/// Index 3 (the seed's DASSL approach) is far less accurate per tolerance than the others
-/// (measured 1e5·tol on the pendulum); its bounds are separate.
+/// Index 3 (the Eindhoven mirror report's DASSL approach) is far less accurate per tolerance than
+/// the others (measured 1e5·tol on the pendulum); its bounds are separate.
 bool index3(const std::string& method) { return method == "ida-index3"; }
 
 struct Trace {
@@ -71,7 +71,7 @@ double max_of(const std::vector<double>& x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Simple pendulum against the exact elliptic solution (MODELS.md §4)
+// Simple pendulum against the exact elliptic solution (docs/reference-models.md §4)
 
 const char* kSimplePendulum = R"(
 model: {type: simple_pendulum, parameters: {mass: 1, length: 1, gravity: 9.81, theta0: 1.5707963267948966}}
@@ -116,7 +116,7 @@ TEST(SundialsCrossValidation, SimplePendulumAgainstExactSolutionAndRk45) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// n-link pendulum: angle (ODE) form against the Cartesian (DAE) form (MODELS.md §2)
+// n-link pendulum: angle (ODE) form against the Cartesian (DAE) form (docs/reference-models.md §2)
 
 const char* kTriple = R"(
 model:
@@ -167,7 +167,7 @@ TEST(SundialsCrossValidation, NLinkPendulumAngleFormAgainstCartesianForm) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Slider-crank of seed 003 §5 (MODELS.md §4)
+// Slider-crank of the Eindhoven mirror report §5 (docs/reference-models.md §4)
 
 const char* kSliderCrank = R"(
 model: {type: slider_crank}

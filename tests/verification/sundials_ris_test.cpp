@@ -14,7 +14,7 @@
 namespace gmbd {
 namespace {
 
-// MODELS.md §1.9 large free response, undamped, 1 s (the balls reach r ≈ 0.1 m).
+// docs/reference-models.md §1.9 large free response, undamped, 1 s (the balls reach r ≈ 0.1 m).
 const char* kLargeFree = R"(
 model:
   type: ris_xytheta

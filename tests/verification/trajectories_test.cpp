@@ -40,7 +40,8 @@ time: {start: 0, end: 9.5, output_interval: 0.005}
 double angle_of(const Vec& q) { return std::atan2(q(0), -q(1)); }
 
 TEST(Verification, SimplePendulumFollowsTheEllipticSolution) {
-  // m = 1, L = 1, g = 9.81 released horizontally: exact period 2.367841947576 s (MODELS.md §4).
+  // m = 1, L = 1, g = 9.81 released horizontally: exact period 2.367841947576 s
+  // (docs/reference-models.md §4).
   const ExactPendulum exact(1.0, 9.81, std::numbers::pi / 2);
   ASSERT_NEAR(exact.period(), 2.367841947576, 1e-11);
   for (const char* method : {"rk45", "rk4"}) {
@@ -93,8 +94,8 @@ time: {start: 0, end: 6, output_interval: 0.01}
 )";
 
 TEST(Verification, AngleAndCartesianNLinkPendulumAgree) {
-  // Independent formulations (MODELS.md §2): reduced ODE vs maximal coordinates + KKT + DSC,
-  // with joint friction and harmonic base excitation. Both at rtol 1e-11.
+  // Independent formulations (docs/reference-models.md §2): reduced ODE vs maximal coordinates +
+  // KKT + DSC, with joint friction and harmonic base excitation. Both at rtol 1e-11.
   Trace angle, cart;
   ASSERT_TRUE(simulate(kTriple, &angle).completed);
   const auto s = simulate(kTriple, &cart,
@@ -129,8 +130,9 @@ double max_of(const std::vector<double>& x) {
 }
 
 TEST(Verification, SliderCrankDriftsWithoutStabilisationButNotWithDsc) {
-  // Seed 003 §5: index reduction alone drifts off the rod constraint; projection keeps it
-  // at round-off. (The seed's 0.15 m came from Simulink's Euler at 1e-4; explicit Euler here.)
+  // Eindhoven mirror report §5: index reduction alone drifts off the rod constraint; projection
+  // keeps it at round-off. (The report's 0.15 m came from Simulink's Euler at 1e-4; explicit
+  // Euler here.)
   Trace none_euler, none_rk4, dsc, explicit_dsc, generic_dsc;
   ASSERT_TRUE(simulate(kSliderCrank, &none_euler, {"integrator.method=euler", "integrator.dt=0.001"}).completed);
   ASSERT_TRUE(simulate(kSliderCrank, &none_rk4).completed);
