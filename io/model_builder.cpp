@@ -17,6 +17,7 @@
 #include "elements/point_on_line.hpp"
 #include "elements/revolute.hpp"
 #include "elements/rolling_ball.hpp"
+#include "elements/spring6.hpp"
 #include "elements/spring_damper.hpp"
 #include "elements/voice_coil.hpp"
 
@@ -473,6 +474,41 @@ void read_rolling_ball(const SpecReader& r, ElementContext& c) {
                                                               top_binding, top_binding.offset, dish, load, res));
 }
 
+void read_spring6(const SpecReader& r, ElementContext& c) {
+  if (c.spec.dimension != 3) r.fail("type", "a 3-D model (dimension: 3) for spring6", "dimension 2");
+  r.allow_only({"a", "b", "angles_a", "angles_b", "stiffness", "preload"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  auto attachment = [&](const char* field) {
+    if (!r.has(field)) return elements::Mat3<double>::identity();
+    const auto ang = r.numbers(field, 3);  // yaw, pitch, roll
+    return elements::rotation(elements::AngleSequence::kZyx, ang[0], ang[1], ang[2]);
+  };
+  const std::vector<double> k = r.numbers("stiffness", -1);
+  std::array<double, 36> K{};
+  if (k.size() == 6) {
+    for (size_t i = 0; i < 6; ++i) K[7 * i] = k[i];
+  } else if (k.size() == 36) {
+    for (size_t i = 0; i < 36; ++i) K[i] = k[i];
+    for (size_t i = 0; i < 6; ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (std::abs(K[6 * i + j] - K[6 * j + i]) > 1e-12 * (std::abs(K[6 * i + j]) + std::abs(K[6 * j + i]) + 1e-300))
+          r.fail("stiffness", "a symmetric 6×6 matrix (a potential)",
+                 "K[" + std::to_string(i) + "][" + std::to_string(j) + "] ≠ K[" + std::to_string(j) + "][" + std::to_string(i) + "]");
+  } else {
+    r.fail("stiffness", "6 numbers (diagonal) or 36 (6×6, row-major; N/m, N/rad, N·m/m, N·m/rad)",
+           std::to_string(k.size()) + " numbers");
+  }
+  std::array<double, 6> f{};
+  if (r.has("preload")) {
+    const auto p = r.numbers("preload", 6);
+    for (size_t i = 0; i < 6; ++i) f[i] = p[i];
+  }
+  c.model.add_element(std::make_unique<elements::Spring6>(r.entry().name, local, a, b, attachment("angles_a"),
+                                                          attachment("angles_b"), K, f));
+}
+
 void read_voice_coil(const SpecReader& r, ElementContext& c) {
   r.allow_only({"point", "direction", "coordinate", "A", "current", "voltage", "input", "L", "R"});
   LocalCoordinates local;
@@ -524,6 +560,7 @@ const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
       {"coordinate_damper", read_coordinate_damper},
       {"rolling_ball", read_rolling_ball},
       {"voice_coil", read_voice_coil},
+      {"spring6", read_spring6},
   };
   return readers;
 }

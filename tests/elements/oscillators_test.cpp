@@ -132,3 +132,61 @@ TEST(SlidingPoint, FloatsAreRejectedForSimulationAndDifferentiatedExactly) {
 
 }  // namespace
 }  // namespace gmbd
+
+namespace gmbd {
+namespace {
+
+TEST(Spring6, StiffnessAndPreloadAtTheReferencePoseAreTheElementMatrices) {
+  // Without gravity and floor motion, at q = 0 (Δ = 0): −∂f/∂q = J_Δᵀ K_S J_Δ with
+  // J_Δ = [[I, C], [0, I]], C = the lever of the base point p = (0, 0, −hb) under small yaw, pitch,
+  // roll (ẑ × p = 0, ŷ × p = (−hb, 0, 0), x̂ × p = (0, hb, 0)); f = −f_S = 0.
+  const auto spec = load_model_file(std::string(GMBD_SOURCE_DIR) + "/examples/models/elastic_mount.yaml",
+                                    {{"g", ParameterChange::Kind::kValue, "0", "test"},
+                                     {"A0", ParameterChange::Kind::kValue, "0", "test"}});
+  const auto model = build_assembled_model(spec);
+  ASSERT_EQ(model->nq(), 6);
+  const Vec q = Vec::Zero(6), v = Vec::Zero(6), z;
+  Mat dfdq = Mat::Zero(6, 6), dfdv = Mat::Zero(6, 6);
+  model->force_tangents(0.0, q, v, dfdq, dfdv);
+  Mat K(6, 6);
+  const double kt = 2.0e5, kz = 5.0e5, kr = 4.0e3, ky = 3.0e3, kc = 1.0e4;
+  K << kt, 0, 0, 0, kc, 0, 0, kt, 0, 0, 0, -kc, 0, 0, kz, 0, 0, 0, 0, 0, 0, ky, 0, 0, kc, 0, 0, 0, kr, 0, 0,
+      -kc, 0, 0, 0, kr;
+  Mat J = Mat::Identity(6, 6);
+  const double hb = 0.1;
+  J(0, 4) = -hb;  // pitch moves the base point along −x
+  J(1, 5) = hb;   // roll moves it along +y
+  const Mat expected = J.transpose() * K * J;
+  EXPECT_LT((-dfdq - expected).cwiseAbs().maxCoeff(), 1e-9 * kz);
+  Vec f = Vec::Zero(6);
+  model->forces(0.0, q, v, z, f);
+  EXPECT_LT(f.cwiseAbs().maxCoeff(), 1e-12);  // g = 0: preload −m g = 0 too
+}
+
+TEST(Spring6, CarriesTheWeightAtRestAndDerivativesAreExact) {
+  const auto model = build_assembled_model(
+      load_model_file(std::string(GMBD_SOURCE_DIR) + "/examples/models/elastic_mount.yaml"));
+  const Vec q = Vec::Zero(6), v = Vec::Zero(6), z;
+  Vec f = Vec::Zero(6);
+  model->forces(0.0, q, v, z, f);  // t = 0: the floor term A0 sin(0) = 0
+  EXPECT_LT(f.cwiseAbs().maxCoeff(), 1e-10);  // gravity balanced by the preload
+  Vec qr(6), vr(6);
+  qr << 0.002, -0.001, 0.003, 0.05, -0.04, 0.03;
+  vr << 0.1, 0.05, -0.2, 0.5, 0.3, -0.4;
+  EXPECT_TRUE(test::derivatives_consistent(*model, 0.01, qr, vr));
+  Mat dfdq = Mat::Zero(6, 6), dfdv = Mat::Zero(6, 6);
+  model->force_tangents(0.01, qr, vr, dfdq, dfdv);
+  const double step = 1e-7;
+  for (int j = 0; j < 6; ++j) {
+    Vec qp = qr, qm = qr;
+    qp(j) += step, qm(j) -= step;
+    Vec fp = Vec::Zero(6), fm = Vec::Zero(6);
+    model->forces(0.01, qp, vr, z, fp);
+    model->forces(0.01, qm, vr, z, fm);
+    const Vec fd = (fp - fm) / (2 * step);
+    EXPECT_LT((fd - dfdq.col(j)).cwiseAbs().maxCoeff(), 1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff())) << j;
+  }
+}
+
+}  // namespace
+}  // namespace gmbd
