@@ -6,7 +6,11 @@
 #include <sstream>
 #include <string>
 
+#include <Eigen/Core>
+#include <unsupported/Eigen/AutoDiff>
+
 #include "constraints/stabilized_dynamics.hpp"
+#include "elements/revolute.hpp"
 #include "core/kkt.hpp"
 #include "integrators/integrator.hpp"
 #include "io/model_builder.hpp"
@@ -114,6 +118,60 @@ void BM_Chain20Rk4StepDsc(benchmark::State& state) {
 }
 void BM_RisKktSolve(benchmark::State& state) { kkt(state, ris(static_cast<int>(state.range(0)))); }
 void BM_RisRk4StepDsc(benchmark::State& state) { rk4_dsc_steps(state, ris(static_cast<int>(state.range(0)))); }
+
+// ---- the AD choice: own fixed-size duals vs Eigen's AutoDiffScalar ------------------------------
+// The same templated constraint (a revolute joint between two spatial bodies: 5 rows, 12
+// coordinates) differentiated with gmbd::Dual<double, 13> (what the assembly uses) and with
+// Eigen::AutoDiffScalar over a fixed-size 12-vector (no allocation either).
+
+struct RevolutePair {
+  std::vector<gmbd::elements::Body> bodies;
+  gmbd::elements::Ground ground;
+  std::unique_ptr<gmbd::elements::RevoluteJoint> joint;
+  RevolutePair() {
+    using namespace gmbd::elements;
+    for (int k = 0; k < 2; ++k) {
+      Body b;
+      b.name = k ? "b" : "a";
+      b.kind = BodyKind::kSpatial;
+      b.mass = 1.0;
+      b.inertia = Mat3<double>::identity();
+      b.first = 6 * k;
+      bodies.push_back(b);
+    }
+    LocalCoordinates local;
+    const PointBinding pa = local.bind(PointDef{"pa", 0, {0.1, 0.2, 0.3}, -1, {}}, bodies, ground);
+    const PointBinding pb = local.bind(PointDef{"pb", 1, {-0.2, 0.1, 0.0}, -1, {}}, bodies, ground);
+    joint = std::make_unique<RevoluteJoint>("hinge", local, pa, pb, Vec3<double>{0, 0, 1}, Vec3<double>{0, 0, 1});
+  }
+};
+
+void BM_RevoluteJacobianOwnDual(benchmark::State& state) {
+  RevolutePair pair;
+  double q[12], G[5 * 12];
+  for (int i = 0; i < 12; ++i) q[i] = 0.1 * i - 0.3;
+  for (auto _ : state) {
+    pair.joint->holonomic_jacobian(0.0, q, G, nullptr);
+    benchmark::DoNotOptimize(G);
+  }
+}
+
+void BM_RevoluteJacobianEigenAutoDiff(benchmark::State& state) {
+  using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 12, 1>>;
+  RevolutePair pair;
+  double q[12], G[5 * 12];
+  for (int i = 0; i < 12; ++i) q[i] = 0.1 * i - 0.3;
+  for (auto _ : state) {
+    AD qa[12], g[5];
+    for (int i = 0; i < 12; ++i) qa[i] = AD(q[i], 12, i);
+    pair.joint->constraint(AD(0.0), qa, g);
+    for (int r = 0; r < 5; ++r)
+      for (int i = 0; i < 12; ++i) G[r * 12 + i] = g[r].derivatives()(i);
+    benchmark::DoNotOptimize(G);
+  }
+}
+BENCHMARK(BM_RevoluteJacobianOwnDual);
+BENCHMARK(BM_RevoluteJacobianEigenAutoDiff);
 
 BENCHMARK(BM_Chain20KktSolve)->Arg(0)->Arg(1);
 BENCHMARK(BM_Chain20Rk4StepDsc)->Arg(0)->Arg(1);

@@ -175,6 +175,26 @@ Dual<T, N> atan(const Dual<T, N>& a) {
   using std::atan;
   return dual_detail::chain(a, T(atan(a.v)), T(1.0 / (1.0 + a.v * a.v)));
 }
+/// sin and cos of one argument with one call each of std::sin and std::cos (rotations need both;
+/// sin(a) and cos(a) separately would evaluate four).
+inline void sincos(double a, double& s, double& c) {
+  s = std::sin(a);
+  c = std::cos(a);
+}
+/// Any other scalar (e.g. Eigen's AutoDiffScalar): the two functions found by lookup.
+template <class T>
+void sincos(const T& a, T& s, T& c) {
+  s = sin(a);
+  c = cos(a);
+}
+template <class T, int N>
+void sincos(const Dual<T, N>& a, Dual<T, N>& s, Dual<T, N>& c) {
+  T sv, cv;
+  sincos(a.v, sv, cv);
+  s = dual_detail::chain(a, sv, cv);
+  c = dual_detail::chain(a, cv, T(-sv));
+}
+
 /// atan2(y, x): derivative (x dy − y dx)/(x² + y²).
 template <class T, int N>
 Dual<T, N> atan2(const Dual<T, N>& y, const Dual<T, N>& x) {

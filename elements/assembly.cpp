@@ -327,10 +327,11 @@ void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
 }
 
 void AssembledModel::holonomic_time_rate(double t, CVec q, VecRef gt) const {
+  // Only rheonomic rows have ∂g/∂t ≠ 0; the others would pay a whole Jacobian for zeros.
   double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    if (slots_[k].rows == 0) continue;
+    if (slots_[k].rows == 0 || !e.time_dependent_rows()) continue;
     gather(e, q, lq);
     e.holonomic_jacobian(t, lq, lg, gt.data() + slots_[k].holonomic_row);
   }

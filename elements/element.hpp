@@ -45,6 +45,8 @@ class Element {
                                   double* /*gt*/) const {}
   virtual void holonomic_bias(double /*t*/, const double* /*q*/, const double* /*v*/,
                               double* /*b*/) const {}
+  /// True when the rows depend on t explicitly (∂g/∂t ≠ 0); otherwise g_t is not evaluated.
+  virtual bool time_dependent_rows() const { return false; }
   /// Σ_i λ_i ∇²g_i (n × n, added into H).
   virtual void add_constraint_curvature(double /*t*/, const double* /*q*/,
                                         const double* /*lambda*/, double* /*H*/) const {}
@@ -109,7 +111,8 @@ class Element {
 /// Calls f.template operator()<N>() with the smallest supported fixed derivative count N ≥ n.
 /// The cost of every dual operation is proportional to N, so the sizes follow the common element
 /// shapes: 4 (two 2-D points), 6 (two planar bodies), 9 (an RIS ball with its platform), 13 (two
-/// spatial bodies, + time), 18 (the maximum). Measured in bench/bench_elements.cpp.
+/// spatial bodies, + time), 18 (the maximum). Measured in bench/bench_elements.cpp (even sizes
+/// 10 and 12 instead of 9 and 13 made no measurable difference).
 template <class F>
 void with_dual_size(int n, F&& f) {
   if (n <= 4) {
@@ -147,6 +150,7 @@ class HolonomicElement : public Element {
   void holonomic(double t, const double* q, double* g) const override {
     self().constraint(t, q, g);
   }
+  bool time_dependent_rows() const override { return time_dependent<Derived>(); }
 
   void holonomic_jacobian(double t, const double* q, double* G, double* gt) const override {
     const int n = local_size();
@@ -154,7 +158,10 @@ class HolonomicElement : public Element {
     with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
       D qd[N];  // N ≥ n: only what the element uses (zero-initialised)
-      for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
+      for (int i = 0; i < n; ++i) {
+        qd[i].v = q[i];
+        qd[i].d[static_cast<size_t>(i)] = 1.0;
+      }
       const D td = timed ? D::variable(t, n) : D(t);
       D g[Derived::kRows];
       self().constraint(td, qd, g);

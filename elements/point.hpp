@@ -67,7 +67,8 @@ struct PointBinding {
       case BodyKind::kPoint3:
         return {c[0] + local.x, c[1] + local.y, c[2] + local.z};
       case BodyKind::kPlanar: {
-        const T cs = cos(c[2]), sn = sin(c[2]);
+        T sn, cs;
+        sincos(c[2], sn, cs);
         return {c[0] + cs * local.x - sn * local.y, c[1] + sn * local.x + cs * local.y, T(local.z)};
       }
       case BodyKind::kSpatial:
