@@ -21,7 +21,7 @@ namespace gmbd {
 namespace {
 
 const std::vector<ModelInfo>& builtin_models() {
-  // Documentation order (MODELS.md §2, §4). Adding a model: one line here.
+  // Documentation order (docs/reference-models.md §2, §4). Adding a model: one line here.
   static const std::vector<ModelInfo> catalogue = {
       nlink_pendulum_angle_info(),
       nlink_pendulum_cartesian_info(),

@@ -127,6 +127,11 @@ bool run_plot_script(const std::string& script, const std::vector<std::string>& 
   return true;
 }
 
+// "nlink_pendulum_cartesian" for a catalogue model, "model file models/x.yaml" otherwise.
+std::string model_label(const RunConfig& config) {
+  return config.model_file.empty() ? config.model : "model file " + config.model_file;
+}
+
 int run_command(const RunArgs& args) {
   RunConfig config = load_run_config(args.file, args.overrides);
   if (!args.hdf5.empty()) config.output.hdf5 = args.hdf5;
@@ -134,10 +139,10 @@ int run_command(const RunArgs& args) {
   const PreparedRun run = prepare_run(config);
   install_stop_signal_handlers();
   spdlog::info("running {} ({}, {} coordinates, {} constraints) with {} + {}, t = {} … {} s",
-               config.name, config.model, run.built.model->nq(), run.built.model->n_constraints(),
+               config.name, model_label(config), run.built.model->nq(), run.built.model->n_constraints(),
                config.integrator.method, run.stabilization.name(), config.time.start, config.time.end);
   const RunSummary summary = run_to_files(run, read_text(args.file));
-  std::cout << "run " << config.name << " (" << config.model << ")\n";
+  std::cout << "run " << config.name << " (" << model_label(config) << ")\n";
   print_summary(summary, *run.built.model);
   std::cout << "  results           " << fs::absolute(config.output.hdf5).string() << "\n";
   if (!config.output.csv.empty()) std::cout << "  csv               " << fs::absolute(config.output.csv).string() << "\n";

@@ -12,7 +12,7 @@ namespace gmbd::cli {
 namespace fs = std::filesystem;
 namespace {
 
-// The isolated platform of MODELS.md §1 (GPLC XYθ, four balls in dishes, the thesis's
+// The isolated platform of docs/reference-models.md §1 (GPLC XYθ, four balls in dishes, the thesis's
 // recommended rolling resistance b0 = 0.08) starting at rest with every ball exactly at its
 // dish centre, under 30 s of bi-directional floor motion: seeded white noise through the
 // thesis's first-order filter (τ = 0.1 s), scaled to 0.3 g per axis. RK4 + DSC at 5 ms.

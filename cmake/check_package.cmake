@@ -1,0 +1,80 @@
+# ctest package_contents: checks an installed GaussMBD prefix.
+#   cmake -DPREFIX=<prefix> -DFORBIDDEN="<source dir>;<build dir>" -DINTERNAL_HEADERS="io/x.hpp;…"
+#         -P check_package.cmake
+# - The exported CMake files (GaussMBDTargets*.cmake, GaussMBDConfig*.cmake) and the installed
+#   headers name no directory of the build machine (FORBIDDEN), and no target property of the
+#   exported targets holds an absolute path (everything is relative to ${_IMPORT_PREFIX}).
+# - The internal headers are not installed, and no installed header includes a third-party header
+#   that is private to the library (HDF5, SUNDIALS, yaml-cpp, CLI11) or a header that is not
+#   installed.
+foreach(var PREFIX FORBIDDEN INTERNAL_HEADERS)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_package.cmake: -D${var}=… is required")
+  endif()
+endforeach()
+set(errors "")
+file(GLOB_RECURSE cmake_files "${PREFIX}/*.cmake")
+list(FILTER cmake_files INCLUDE REGEX "/cmake/GaussMBD/[^/]*\\.cmake$")
+if(NOT cmake_files)
+  message(FATAL_ERROR "no GaussMBD CMake package under ${PREFIX}")
+endif()
+set(include_root "${PREFIX}/include/gaussmbd")
+file(GLOB_RECURSE headers RELATIVE "${include_root}" "${include_root}/*.hpp")
+if(NOT headers)
+  message(FATAL_ERROR "no headers under ${include_root}")
+endif()
+
+foreach(file IN LISTS cmake_files headers)
+  if(IS_ABSOLUTE "${file}")
+    set(path "${file}")
+  else()
+    set(path "${include_root}/${file}")
+  endif()
+  file(READ "${path}" text)
+  foreach(dir IN LISTS FORBIDDEN)
+    string(FIND "${text}" "${dir}" at)
+    if(NOT at EQUAL -1)
+      string(APPEND errors "  ${path} names the build machine's ${dir}\n")
+    endif()
+  endforeach()
+endforeach()
+
+foreach(file IN LISTS cmake_files)
+  if(NOT file MATCHES "GaussMBDTargets")
+    continue()
+  endif()
+  file(STRINGS "${file}" lines REGEX "^ *(INTERFACE_[A-Z_]+|IMPORTED_[A-Z_]+) \"")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^ *[A-Z_]+ \"(.*)\"$" "\\1" value "${line}")
+    string(REPLACE "\${_IMPORT_PREFIX}/" "" value "${value}")
+    if(value MATCHES "(^|[;:<>,\"])/[A-Za-z]")
+      string(APPEND errors "  ${file}: absolute path in exported property: ${line}\n")
+    endif()
+  endforeach()
+endforeach()
+
+foreach(internal IN LISTS INTERNAL_HEADERS)
+  if(EXISTS "${include_root}/${internal}")
+    string(APPEND errors "  internal header installed: ${include_root}/${internal}\n")
+  endif()
+endforeach()
+
+foreach(header IN LISTS headers)
+  file(STRINGS "${include_root}/${header}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"].*" "\\1" name "${line}")
+    if(name MATCHES "^(hdf5|H5[A-Za-z]*|sundials/|nvector/|sunmatrix/|sunlinsol/|sunnonlinsol/|ida/|cvode/|yaml-cpp/|CLI/)")
+      string(APPEND errors "  ${header} includes the private third-party header <${name}>\n")
+    elseif(name MATCHES "^(core|elements|constraints|integrators|models|io|apps|gmbd)/"
+           AND NOT EXISTS "${include_root}/${name}")
+      string(APPEND errors "  ${header} includes ${name}, which is not installed\n")
+    endif()
+  endforeach()
+endforeach()
+
+list(LENGTH cmake_files n_cmake)
+list(LENGTH headers n_headers)
+if(errors)
+  message(FATAL_ERROR "installed package ${PREFIX} is not clean:\n${errors}")
+endif()
+message(STATUS "package ${PREFIX}: ${n_cmake} CMake files and ${n_headers} headers checked")
