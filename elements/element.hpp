@@ -157,7 +157,9 @@ class HolonomicElement : public Element {
     constexpr bool timed = time_dependent<Derived>();
     with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
-      D qd[N];  // N ≥ n: only what the element uses (zero-initialised)
+      // N ≥ n: only what the element uses (zero-initialised); at least 6 so that code paths for
+      // spatial carriers, never taken with a small N, still index inside the array.
+      D qd[N < 6 ? 6 : N];
       for (int i = 0; i < n; ++i) {
         qd[i].v = q[i];
         qd[i].d[static_cast<size_t>(i)] = 1.0;
@@ -244,7 +246,7 @@ class MeasureForceElement : public Element {
     constexpr bool timed = time_dependent<Derived>();
     with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
-      D qd[N];
+      D qd[N < 6 ? 6 : N];
       for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
       D s[k];
       self().measure(timed ? D::variable(t, n) : D(t), qd, s);

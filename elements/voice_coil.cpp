@@ -17,7 +17,7 @@ void VoiceCoil::measure_gradient(const double* q, double& x, double* J) const {
   const int n = local_size();
   with_dual_size(n, [&]<int N>() {
     using D = Dual<double, N>;
-    D qd[N];
+    D qd[N < 6 ? 6 : N];
     for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
     D s[1];
     measure(D(0.0), qd, s);
