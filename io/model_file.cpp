@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "io/suggest.hpp"
 
 namespace gmbd {
 namespace {
@@ -77,34 +78,7 @@ bool is_identifier(std::string_view s, bool dots) {
                      [&](char c) { return is_alpha(c) || is_digit(c) || (dots && c == '.'); });
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// " (did you mean 'x'?)" for the closest valid name within a small edit distance, else "".
-std::string suggestion(std::string_view given, const std::vector<std::string>& valid) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
-  for (const auto& v : valid) {
-    const size_t d = edit_distance(given, v);
-    if (d < best_distance && v != given) {
-      best_distance = d;
-      best = v;
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
-}
+using io_detail::suggestion;
 
 // ============================================================================================
 // Expressions (recursive descent)

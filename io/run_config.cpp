@@ -17,186 +17,12 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "io/model_file.hpp"
+#include "io/suggest.hpp"
 
 namespace gmbd {
 namespace {
 
-// ============================================================================================
-// Arithmetic expressions (recursive descent)
-//   expr    := term (('+' | '-') term)*
-//   term    := unary (('*' | '/') unary)*
-//   unary   := ('+' | '-') unary | power
-//   power   := primary (('^' | '**') unary)?          (right-associative: 2^3^2 = 2^9)
-//   primary := number | constant | function '(' expr ')' | '(' expr ')'
-// so −2^2 = −4 and 2^−1 = 0.5, as in most calculators.
-// ============================================================================================
-class ExpressionParser {
- public:
-  explicit ExpressionParser(std::string_view text) : text_(text) {}
-
-  double parse() {
-    skip_space();
-    if (pos_ == text_.size()) fail("expected a number or expression, got an empty string");
-    const double value = expr();
-    skip_space();
-    if (pos_ != text_.size()) fail("unexpected '" + std::string(1, text_[pos_]) + "'");
-    return value;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& problem) const {
-    std::ostringstream msg;
-    msg << problem << " at character " << pos_ + 1 << " of '" << text_ << "'";
-    throw InputError(msg.str());
-  }
-
-  void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
-  }
-  bool accept(char c) {
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool accept_power() {
-    skip_space();
-    if (text_.substr(pos_, 2) == "**") {
-      pos_ += 2;
-      return true;
-    }
-    return accept('^');
-  }
-
-  double expr() {
-    double value = term();
-    for (;;) {
-      if (accept('+')) {
-        value += term();
-      } else if (accept('-')) {
-        value -= term();
-      } else {
-        return value;
-      }
-    }
-  }
-
-  double term() {
-    double value = unary();
-    for (;;) {
-      skip_space();
-      // '*' but not the power operator '**'
-      if (pos_ < text_.size() && text_[pos_] == '*' && text_.substr(pos_, 2) != "**") {
-        ++pos_;
-        value *= unary();
-      } else if (accept('/')) {
-        value /= unary();
-      } else {
-        return value;
-      }
-    }
-  }
-
-  double unary() {
-    if (accept('-')) return -unary();
-    if (accept('+')) return unary();
-    return power();
-  }
-
-  double power() {
-    const double base = primary();
-    if (accept_power()) return std::pow(base, unary());
-    return base;
-  }
-
-  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-  static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-
-  double primary() {
-    skip_space();
-    if (pos_ == text_.size()) fail("expected a number, a name or '(' but the text ended");
-    const char c = text_[pos_];
-    if (c == '(') {
-      ++pos_;
-      const double value = expr();
-      if (!accept(')')) fail("expected ')'");
-      return value;
-    }
-    if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))) {
-      return number();
-    }
-    if (is_alpha(c)) return name();
-    fail("expected a number, a name or '(', got '" + std::string(1, c) + "'");
-  }
-
-  // digits [. digits] [(e|E) [+|-] digits]
-  double number() {
-    const size_t start = pos_;
-    while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
-    if (pos_ < text_.size() && text_[pos_] == '.') {
-      ++pos_;
-      while (pos_ < text_.size() && is_digit(text_[pos_])) ++pos_;
-    }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      size_t p = pos_ + 1;
-      if (p < text_.size() && (text_[p] == '+' || text_[p] == '-')) ++p;
-      if (p < text_.size() && is_digit(text_[p])) {
-        while (p < text_.size() && is_digit(text_[p])) ++p;
-        pos_ = p;
-      }
-    }
-    // from_chars: locale-independent, unlike strtod.
-    double value = 0.0;
-    const auto result = std::from_chars(text_.data() + start, text_.data() + pos_, value);
-    if (result.ec == std::errc::result_out_of_range) {
-      // Overflow gives ±∞ and underflow 0, as strtod would; callers reject non-finite values.
-      const std::string_view literal = text_.substr(start, pos_ - start);
-      const bool tiny = literal.find("e-") != std::string_view::npos ||
-                        literal.find("E-") != std::string_view::npos;
-      value = tiny ? 0.0 : std::numeric_limits<double>::infinity();
-    }
-    return value;
-  }
-
-  double name() {
-    const size_t start = pos_;
-    while (pos_ < text_.size() && (is_alpha(text_[pos_]) || is_digit(text_[pos_]))) ++pos_;
-    const std::string_view id = text_.substr(start, pos_ - start);
-    if (id == "pi") return std::numbers::pi;
-    if (id == "e") return std::numbers::e;
-    using Fn = double (*)(double);
-    static const std::pair<std::string_view, Fn> kFunctions[] = {
-        {"sqrt", [](double x) { return std::sqrt(x); }},
-        {"sin", [](double x) { return std::sin(x); }},
-        {"cos", [](double x) { return std::cos(x); }},
-        {"tan", [](double x) { return std::tan(x); }},
-        {"asin", [](double x) { return std::asin(x); }},
-        {"acos", [](double x) { return std::acos(x); }},
-        {"atan", [](double x) { return std::atan(x); }},
-        {"exp", [](double x) { return std::exp(x); }},
-        {"log", [](double x) { return std::log(x); }},
-        {"log10", [](double x) { return std::log10(x); }},
-        {"abs", [](double x) { return std::fabs(x); }},
-    };
-    for (const auto& [fname, fn] : kFunctions) {
-      if (id != fname) continue;
-      if (!accept('(')) fail("expected '(' after function '" + std::string(id) + "'");
-      const double arg = expr();
-      if (!accept(')')) fail("expected ')'");
-      return fn(arg);
-    }
-    pos_ = start;
-    std::string hint;
-    if (id == "inf" || id == "infinity" || id == "Inf") hint = " (write .inf for infinity)";
-    fail("unknown name '" + std::string(id) +
-         "' (known: pi, e, sqrt, sin, cos, tan, asin, acos, atan, exp, log, log10, abs)" + hint);
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-};
 
 // ============================================================================================
 // Helpers
@@ -228,38 +54,7 @@ std::string format_number(double x) {
   return std::string(text, result.ptr);
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// " (did you mean 'x'?)" for the closest valid name within a small edit distance, else "".
-std::string suggestion(const std::string& given, const std::vector<std::string>& valid) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
-  for (const auto& v : valid) {
-    // An abbreviation ("params" for "parameters": a long shared prefix) counts as close.
-    size_t shared = 0;
-    while (shared < given.size() && shared < v.size() && given[shared] == v[shared]) ++shared;
-    const bool abbreviation = shared >= std::max<size_t>(3, (2 * given.size() + 2) / 3);
-    const size_t d = abbreviation ? 1 : edit_distance(given, v);
-    if (d < best_distance) {
-      best_distance = d;
-      best = v;
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
-}
+using io_detail::suggestion;
 
 YAML::Mark mark_of(const YAML::Node& node) {
   if (!node.IsDefined()) return YAML::Mark::null_mark();
@@ -772,7 +567,15 @@ bool StabilizationConfig::uses_baumgarte() const {
 const std::vector<std::string>& run_file_sections() { return kSections; }
 const std::vector<std::string>& stabilization_methods() { return kStabilizationMethods; }
 
-double evaluate_expression(std::string_view text) { return ExpressionParser(text).parse(); }
+double evaluate_expression(std::string_view text) {
+  // Run-file numbers use the model-file evaluator without symbols; "inf" gets a YAML hint.
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "inf" || lower == "infinity" || lower == "nan")
+    throw InputError("unknown name '" + std::string(text) + "' (write .inf for infinity, .nan for not-a-number)");
+  return evaluate_expression(text, {}, "");
+}
 
 std::string apply_override(YAML::Node& root, const std::string& assignment) {
   const size_t eq = assignment.find('=');

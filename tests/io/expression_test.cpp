@@ -71,16 +71,16 @@ void expect_error(const std::string& text, const std::vector<std::string>& parts
 }
 
 TEST(Expression, ErrorsNamePositionAndProblem) {
-  expect_error("", {"empty"});
-  expect_error("2*", {"text ended", "character 3", "'2*'"});
+  expect_error("", {"character 1", "got the end of the expression"});
+  expect_error("2*", {"got the end of the expression", "character 3", "'2*'"});
   expect_error("(1+2", {"expected ')'", "character 5"});
-  expect_error("1+2)", {"unexpected ')'", "character 4"});
-  expect_error("fast", {"unknown name 'fast'", "character 1", "pi, e, sqrt"});
-  expect_error("2x", {"unexpected 'x'", "character 2"});
+  expect_error("1+2)", {"got ')'", "character 4"});
+  expect_error("fast", {"unknown symbol 'fast'", "pi, e"});
+  expect_error("2x", {"got 'x'", "character 2"});
   expect_error("sqrt 4", {"expected '(' after function 'sqrt'"});
   expect_error("inf", {"write .inf"});
-  expect_error("1,5", {"unexpected ','", "character 2"});
-  expect_error("0x10", {"unexpected 'x'"});
+  expect_error("1,5", {"got ','", "character 2"});
+  expect_error("0x10", {"got 'x'"});
 }
 
 }  // namespace
