@@ -43,8 +43,9 @@ class PointForce final : public MeasureForceElement<PointForce> {
   void law_derivatives(double, const double*, const double*, double* a, double* b) const {
     for (int k = 0; k < 9; ++k) a[k] = b[k] = 0.0;
   }
-  double law_potential(const double* s) const {
-    if (non_conservative()) return 0.0;
+  template <class T>
+  T law_potential(const T* s) const {
+    if (non_conservative()) return T(0.0);
     return -(f_[0].scale * s[0] + f_[1].scale * s[1] + f_[2].scale * s[2]);
   }
 
@@ -71,8 +72,9 @@ class CoordinateForce final : public MeasureForceElement<CoordinateForce> {
   void law_derivatives(double, const double*, const double*, double* a, double* b) const {
     a[0] = b[0] = 0.0;
   }
-  double law_potential(const double* s) const {
-    return non_conservative() ? 0.0 : -value_.scale * s[0];
+  template <class T>
+  T law_potential(const T* s) const {
+    return non_conservative() ? T(0.0) : -value_.scale * s[0];
   }
 
  private:
@@ -98,7 +100,10 @@ class CoordinateDamper final : public MeasureForceElement<CoordinateDamper> {
     a[0] = 0.0;
     b[0] = c_;
   }
-  double law_potential(const double*) const { return 0.0; }
+  template <class T>
+  T law_potential(const T*) const {
+    return T(0.0);
+  }
 
  private:
   double c_;

@@ -476,6 +476,19 @@ void AssembledModel::force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRe
   }
 }
 
+void AssembledModel::potential_hessian(double t, CVec q, MatRef H) const {
+  double lq[kMaxLocalCoordinates], h[kLocalMatrix];
+  for (const auto& e : elements_) {
+    const int n = e->local_size();
+    gather(*e, q, lq);
+    std::fill(h, h + n * n, 0.0);
+    e->add_potential_hessian(t, lq, h);
+    const auto& idx = e->coordinates();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) H(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += h[i * n + j];
+  }
+}
+
 void AssembledModel::constraint_curvature(double t, CVec q, CVec lambda, MatRef H) const {
   double lq[kMaxLocalCoordinates], h[kLocalMatrix];
   for (size_t k = 0; k < elements_.size(); ++k) {

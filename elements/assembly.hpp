@@ -99,6 +99,8 @@ class AssembledModel final : public Model {
   // ---- tangents for linear analysis -----------------------------------------------------------
   /// ∂f/∂q and ∂f/∂v of the applied forces (nq × nq), including velocity-product terms.
   void force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRef dfdv) const;
+  /// ∂²V/∂q² of the potential energy of the elements (gravity is linear: no contribution).
+  void potential_hessian(double t, CVec q, MatRef H) const;
   /// Σ λᵢ ∇²gᵢ over the holonomic rows (nq × nq).
   void constraint_curvature(double t, CVec q, CVec lambda, MatRef H) const;
 

@@ -73,6 +73,8 @@ class Element {
                            const double* /*z*/, double* /*zdot*/) const {}
   /// Potential energy V(t, q) of the conservative part (0 if none).
   virtual double potential(double /*t*/, const double* /*q*/) const { return 0.0; }
+  /// Adds ∂²V/∂q² (n × n) of that potential.
+  virtual void add_potential_hessian(double /*t*/, const double* /*q*/, double* /*H*/) const {}
   /// True when the element dissipates or injects energy (damping, time-dependent forcing).
   virtual bool non_conservative() const { return false; }
   /// True for elastic elements, which hold massless coordinates (floats) in place.
@@ -231,7 +233,7 @@ class HolonomicElement : public Element {
 ///   void law(double t, const double* s, const double* sdot, double* F) const;
 ///   void law_derivatives(double t, const double* s, const double* sdot, double* dF_ds,
 ///                        double* dF_dsdot) const;   // k × k row-major
-///   double law_potential(const double* s) const;
+///   template <class T> T law_potential(const T* s) const;   // V(s), differentiable
 /// Tangents: ∂f/∂q = −J_sᵀ (F_s J_s + F_ṡ ∂ṡ/∂q) − Σ_k F_k ∇²s_k with ∂ṡ/∂q = Σ_j ∇²s (v);
 /// ∂f/∂v = −J_sᵀ F_ṡ J_s. The measure is differentiated by AD; the law (a few lines) by hand.
 template <class Derived>
@@ -320,6 +322,25 @@ class MeasureForceElement : public Element {
     double s[Derived::kMeasure];
     self().measure(t, q, s);
     return self().law_potential(s);
+  }
+
+  /// ∂²V(s(q))/∂q² by second-order duals through the measure and the potential.
+  void add_potential_hessian(double t, const double* q, double* H) const override {
+    const int n = local_size();
+    with_dual_size(n, [&]<int N>() {
+      using D1 = Dual<double, N>;
+      using D2 = Dual<D1, N>;
+      D2 qd[N < 6 ? 6 : N];
+      for (int i = 0; i < n; ++i) {
+        qd[i] = D2(D1::variable(q[i], i));
+        qd[i].d[static_cast<size_t>(i)] = D1(1.0);
+      }
+      D2 s[Derived::kMeasure];
+      self().measure(D2(t), qd, s);
+      const D2 v = self().law_potential(s);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) H[i * n + j] += v.d[static_cast<size_t>(i)].d[static_cast<size_t>(j)];
+    });
   }
 
  private:

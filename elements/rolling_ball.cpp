@@ -21,10 +21,17 @@ void RollingBall::resistance(const T& rho, const T& ux, const T& uy, T& fx, T& f
   if (r < resistance_.rho_dead) return;
   const T mu = resistance_.b0 + resistance_.b1 * abs(rho);
   if (!(value_of(mu) > 0.0)) return;
+  // k = −W μ tanh(s/v0)/s, smooth in u: near s = 0 (and at 0, where sqrt has no derivative)
+  // use tanh(x)/x = 1 − x²/3 + O(x⁴), exact to 1e-24 below x = 1e-6.
   const T s2 = ux * ux + uy * uy;
-  if (value_of(s2) == 0.0) return;
-  const T s = sqrt(s2);
-  const T k = -load_ * mu * tanh(s * (1.0 / resistance_.v0)) / s;
+  const double x2 = value_of(s2) / (resistance_.v0 * resistance_.v0);
+  T k;
+  if (x2 < 1e-12) {
+    k = -load_ * mu * (1.0 / resistance_.v0) * (1.0 - s2 * (1.0 / (3.0 * resistance_.v0 * resistance_.v0)));
+  } else {
+    const T s = sqrt(s2);
+    k = -load_ * mu * tanh(s * (1.0 / resistance_.v0)) / s;
+  }
   fx = fx + k * ux;
   fy = fy + k * uy;
 }
@@ -97,6 +104,14 @@ void RollingBall::add_force_tangents(double, const double* q, const double* v, d
 
 double RollingBall::potential(double, const double* q) const {
   return load_ * (dish_.height(q[own_[2]]) + dish_.height(q[own_[5]]));
+}
+
+void RollingBall::add_potential_hessian(double, const double* q, double* H) const {
+  const int n = local_size();
+  for (int which : {2, 5}) {
+    const Dual<Dual<double, 1>, 1> x = seed_along(q[own_[which]], 1.0);
+    H[own_[which] * n + own_[which]] += load_ * dish_.height(x).d[0].d[0];
+  }
 }
 
 bool RollingBall::explicit_correction(double, double* q, double* v) const {

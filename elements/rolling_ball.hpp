@@ -102,6 +102,8 @@ class RollingBall final : public HolonomicElement<RollingBall> {
   void add_force_tangents(double t, const double* q, const double* v, double* dfdq,
                           double* dfdv) const override;
   double potential(double t, const double* q) const override;
+  /// W h''(r) and W h''(q) on the diagonal (second derivatives by a nested dual).
+  void add_potential_hessian(double t, const double* q, double* H) const override;
   bool non_conservative() const override { return resistance_.active(); }
   std::vector<int> rate_dependent_coordinates() const override { return {own_[0], own_[1]}; }
   /// xt, yt from phi_c; r = hypot(xb, yb), q = hypot(xt, yt); ẋb, ẏb from psi; ẋt, ẏt from

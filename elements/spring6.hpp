@@ -51,11 +51,12 @@ class Spring6 final : public MeasureForceElement<Spring6> {
       dFdsdot[i] = 0.0;
     }
   }
-  double law_potential(const double* s) const {
-    double v = 0.0;
+  template <class T>
+  T law_potential(const T* s) const {
+    T v(0.0);
     for (int i = 0; i < 6; ++i) {
-      v += preload_[static_cast<size_t>(i)] * s[i];
-      for (int j = 0; j < 6; ++j) v += 0.5 * s[i] * k_[static_cast<size_t>(6 * i + j)] * s[j];
+      v = v + preload_[static_cast<size_t>(i)] * s[i];
+      for (int j = 0; j < 6; ++j) v = v + 0.5 * k_[static_cast<size_t>(6 * i + j)] * s[i] * s[j];
     }
     return v;
   }

@@ -44,7 +44,8 @@ class SpringDamper final : public MeasureForceElement<SpringDamper> {
     dFds[0] = k_;
     dFdsdot[0] = c_;
   }
-  double law_potential(const double* s) const {
+  template <class T>
+  T law_potential(const T* s) const {
     return 0.5 * k_ * (s[0] - rest_) * (s[0] - rest_) + preload_ * s[0];
   }
 

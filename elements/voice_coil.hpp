@@ -43,7 +43,10 @@ class VoiceCoil final : public MeasureForceElement<VoiceCoil> {
   void law_derivatives(double, const double*, const double*, double* a, double* b) const {
     a[0] = b[0] = 0.0;
   }
-  double law_potential(const double*) const { return 0.0; }
+  template <class T>
+  T law_potential(const T*) const {
+    return T(0.0);
+  }
 
   /// Voltage control: f += J_xᵀ A I with I = z[0].
   void add_state_forces(double t, const double* q, const double* v, const double* z,
