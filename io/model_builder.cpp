@@ -11,10 +11,12 @@
 #include "core/errors.hpp"
 #include "io/expression_signal.hpp"
 #include "io/run_config.hpp"
+#include "elements/body_torque.hpp"
 #include "elements/coincident.hpp"
 #include "elements/distance.hpp"
 #include "elements/applied_force.hpp"
 #include "elements/point_on_line.hpp"
+#include "elements/prismatic.hpp"
 #include "elements/revolute.hpp"
 #include "elements/rolling_ball.hpp"
 #include "elements/spring6.hpp"
@@ -361,7 +363,12 @@ void read_point_on_line(const SpecReader& r, ElementContext& c) {
       c.model.add_element(std::make_unique<elements::PointOnLine<1>>(name, local, a, p, normal, normal, -1, -1, 0.0));
     }
   } else {
-    if (lock == "true") r.fail("lock_rotation", "false in a 3-D model (not supported there yet)", "true");
+    if (lock == "true") {
+      if (guided.body < 0 || !p.body->rotates())
+        r.fail("point", "a point of a spatial body (lock_rotation locks its orientation)", "'" + guided.name + "'");
+      c.model.add_element(std::make_unique<elements::Prismatic3>(name, local, a, p, n1, n2));
+      return;
+    }
     c.model.add_element(std::make_unique<elements::PointOnLine<2>>(name, local, a, p, n1, n2, -1, -1, 0.0));
   }
 }
@@ -430,6 +437,27 @@ void read_coordinate_force(const SpecReader& r, ElementContext& c) {
   r.allow_only({"coordinate", "value", "input"});
   const int i = coordinate_of(r, c.model, "coordinate");
   c.model.add_element(std::make_unique<elements::CoordinateForce>(r.entry().name, i, load(r, c, "value", 0)));
+}
+
+void read_body_torque(const SpecReader& r, ElementContext& c) {
+  r.allow_only({"body", "torque", "input"});
+  const std::string name = r.name("body");
+  const int b = c.model.body_index(name);
+  if (b < 0 || !c.model.bodies()[static_cast<size_t>(b)].rotates())
+    r.fail("body", "the name of a planar or spatial body", "'" + name + "'");
+  const SpecField* f = raw_field(r.entry(), "torque");
+  const int components = c.spec.dimension == 2 ? 1 : 3;
+  if (f == nullptr || static_cast<int>(f->items.size()) != components)
+    r.fail("torque", c.spec.dimension == 2 ? "one value (N·m about z)" : "3 components (N·m, world axes)",
+           f ? std::to_string(f->items.size()) : std::string("nothing"));
+  const auto& body = c.model.bodies()[static_cast<size_t>(b)];
+  if (components == 1) {
+    c.model.add_element(std::make_unique<elements::BodyTorque>(r.entry().name, body, elements::LoadComponent{},
+                                                               elements::LoadComponent{}, load(r, c, "torque", 0)));
+  } else {
+    c.model.add_element(std::make_unique<elements::BodyTorque>(r.entry().name, body, load(r, c, "torque", 0),
+                                                               load(r, c, "torque", 1), load(r, c, "torque", 2)));
+  }
 }
 
 void read_coordinate_damper(const SpecReader& r, ElementContext& c) {
@@ -558,6 +586,7 @@ const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
       {"point_force", read_point_force},
       {"coordinate_force", read_coordinate_force},
       {"coordinate_damper", read_coordinate_damper},
+      {"body_torque", read_body_torque},
       {"rolling_ball", read_rolling_ball},
       {"voice_coil", read_voice_coil},
       {"spring6", read_spring6},

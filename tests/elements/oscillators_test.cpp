@@ -190,3 +190,54 @@ TEST(Spring6, CarriesTheWeightAtRestAndDerivativesAreExact) {
 
 }  // namespace
 }  // namespace gmbd
+
+namespace gmbd {
+namespace {
+
+TEST(PrismaticAndBodyTorque, InclineSlideAndSpinUpFollowTheClosedForms) {
+  const std::string file = std::string(GMBD_SOURCE_DIR) + "/examples/models/incline_and_spinner.yaml";
+  test::StateTrace trace;
+  const RunSummary s = test::run_yaml("model: {file: " + file +
+                                          "}\nintegrator: {method: rk45, rtol: 1.0e-11, atol: 1.0e-13}\n"
+                                          "time: {end: 1, output_interval: 0.1}\n",
+                                      "<incline>", {}, [&](const OutputSample& o) { trace.record(o); });
+  ASSERT_TRUE(s.completed) << s.failure;
+  const auto model = build_assembled_model(load_model_file(file));
+  const double alpha = std::numbers::pi / 6, g = 9.81, tau = 0.5, Izz = 0.04;
+  double worst_slide = 0.0, worst_turn = 0.0, worst_yaw = 0.0, worst_tilt = 0.0;
+  for (size_t k = 0; k < trace.q.size(); ++k) {
+    const double t = trace.t[k];
+    const Vec& q = trace.q[k];
+    const double along = -0.5 * g * std::sin(alpha) * t * t;
+    worst_slide = std::max({worst_slide, std::abs(q(model->coordinate_index("block.x")) - along * std::cos(alpha)),
+                            std::abs(q(model->coordinate_index("block.z")) - along * std::sin(alpha)),
+                            std::abs(q(model->coordinate_index("block.y")))});
+    for (const char* a : {"block.yaw", "block.pitch", "block.roll"})
+      worst_turn = std::max(worst_turn, std::abs(q(model->coordinate_index(a))));
+    worst_yaw = std::max(worst_yaw, std::abs(q(model->coordinate_index("spinner.yaw")) - 0.5 * tau / Izz * t * t));
+    for (const char* a : {"spinner.pitch", "spinner.roll"})
+      worst_tilt = std::max(worst_tilt, std::abs(q(model->coordinate_index(a))));
+  }
+  EXPECT_LT(worst_slide, 1e-9);
+  EXPECT_LT(worst_turn, 1e-12);
+  EXPECT_LT(worst_yaw, 1e-8);
+  EXPECT_LT(worst_tilt, 1e-12);
+  // Exact derivatives of the prismatic rows and the torque away from the reference pose.
+  Vec q(12), v(12);
+  for (int i = 0; i < 12; ++i) q(i) = 0.05 * (i % 4) - 0.07, v(i) = 0.2 - 0.03 * i;
+  EXPECT_TRUE(test::derivatives_consistent(*model, 0.0, q, v));
+  Mat dfdq = Mat::Zero(12, 12), dfdv = Mat::Zero(12, 12);
+  model->force_tangents(0.0, q, v, dfdq, dfdv);
+  const Vec z;
+  for (int j = 0; j < 12; ++j) {
+    Vec qp = q, qm = q;
+    qp(j) += 1e-7, qm(j) -= 1e-7;
+    Vec fp = Vec::Zero(12), fm = Vec::Zero(12);
+    model->forces(0.0, qp, v, z, fp);
+    model->forces(0.0, qm, v, z, fm);
+    EXPECT_LT(((fp - fm) / 2e-7 - dfdq.col(j)).cwiseAbs().maxCoeff(), 1e-6) << j;
+  }
+}
+
+}  // namespace
+}  // namespace gmbd
