@@ -504,4 +504,103 @@ void AssembledModel::constraint_curvature(double t, CVec q, CVec lambda, MatRef 
   }
 }
 
+// ---- linear-analysis helpers -------------------------------------------------------------------
+
+void AssembledModel::state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfdq, MatRef dfdz,
+                                    MatRef dzdq, MatRef dzdv, MatRef dzdz) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates], lz[kMaxElementRows];
+  double tq[kLocalMatrix], tz[kMaxLocalCoordinates * kMaxElementRows];
+  double zq[kMaxElementRows * kMaxLocalCoordinates], zv[kMaxElementRows * kMaxLocalCoordinates];
+  double zz[kMaxElementRows * kMaxElementRows];
+  for (const auto& e : elements_) {
+    const auto& st = e->states();
+    if (st.empty()) continue;
+    const int n = e->local_size();
+    const int m = static_cast<int>(st.size());
+    gather(*e, q, lq);
+    gather(*e, v, lv);
+    for (int k = 0; k < m; ++k) lz[k] = z(st[static_cast<size_t>(k)]);
+    std::fill(tq, tq + n * n, 0.0);
+    std::fill(tz, tz + n * m, 0.0);
+    std::fill(zq, zq + m * n, 0.0);
+    std::fill(zv, zv + m * n, 0.0);
+    std::fill(zz, zz + m * m, 0.0);
+    e->add_state_tangents(t, lq, lv, lz, tq, tz, zq, zv, zz);
+    const auto& idx = e->coordinates();
+    for (int i = 0; i < n; ++i) {
+      const int gi = idx[static_cast<size_t>(i)];
+      for (int j = 0; j < n; ++j) dfdq(gi, idx[static_cast<size_t>(j)]) += tq[i * n + j];
+      for (int k = 0; k < m; ++k) {
+        const int gk = st[static_cast<size_t>(k)];
+        dfdz(gi, gk) += tz[i * m + k];
+        dzdq(gk, gi) += zq[k * n + i];
+        dzdv(gk, gi) += zv[k * n + i];
+      }
+    }
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) dzdz(st[static_cast<size_t>(a)], st[static_cast<size_t>(b)]) += zz[a * m + b];
+  }
+}
+
+std::vector<std::string> AssembledModel::element_input_names() const {
+  std::vector<std::string> names;
+  for (const auto& e : elements_)
+    for (const auto& input : e->linear_inputs()) names.push_back(e->name() + "." + input);
+  return names;
+}
+
+void AssembledModel::element_input_column(int k, double t, CVec q, VecRef df, VecRef dz) const {
+  double lq[kMaxLocalCoordinates], lf[kMaxLocalCoordinates], lz[kMaxElementRows];
+  int seen = 0;
+  for (const auto& e : elements_) {
+    const int count = static_cast<int>(e->linear_inputs().size());
+    if (k >= seen + count) {
+      seen += count;
+      continue;
+    }
+    const int n = e->local_size();
+    const auto& st = e->states();
+    gather(*e, q, lq);
+    std::fill(lf, lf + n, 0.0);
+    std::fill(lz, lz + kMaxElementRows, 0.0);
+    e->add_input_column(k - seen, t, lq, lf, lz);
+    for (int i = 0; i < n; ++i) df(e->coordinates()[static_cast<size_t>(i)]) += lf[i];
+    for (size_t s = 0; s < st.size(); ++s) dz(st[s]) += lz[s];
+    return;
+  }
+  throw std::out_of_range("AssembledModel::element_input_column: no input " + std::to_string(k));
+}
+
+void AssembledModel::point_jacobian(const PointDef& point, CVec q, MatRef J) const {
+  LocalCoordinates local;
+  const PointBinding binding = local.bind(point, bodies_, ground_);
+  const auto& idx = local.global();
+  const int n = static_cast<int>(idx.size());
+  with_dual_size(n, [&]<int N>() {
+    using D = Dual<double, N>;
+    D x[N < 6 ? 6 : N];
+    for (int i = 0; i < n; ++i) x[i] = D::variable(q(idx[static_cast<size_t>(i)]), i);
+    const Vec3<D> p = binding.position(x);
+    for (int i = 0; i < n; ++i) {
+      J(0, idx[static_cast<size_t>(i)]) += p.x.d[static_cast<size_t>(i)];
+      J(1, idx[static_cast<size_t>(i)]) += p.y.d[static_cast<size_t>(i)];
+      J(2, idx[static_cast<size_t>(i)]) += p.z.d[static_cast<size_t>(i)];
+    }
+  });
+}
+
+Mat AssembledModel::translation_map() const {
+  Mat T = Mat::Zero(nq(), dimension_);
+  for (const auto& b : bodies_)
+    for (int k = 0; k < std::min(translations(b), dimension_); ++k) T(b.first + k, k) = 1.0;
+  return T;
+}
+
+int AssembledModel::element_of_holonomic_row(int row) const {
+  for (size_t k = 0; k < slots_.size(); ++k)
+    if (row >= slots_[k].holonomic_row && row < slots_[k].holonomic_row + slots_[k].rows)
+      return static_cast<int>(k);
+  return -1;
+}
+
 }  // namespace gmbd::elements

@@ -103,6 +103,25 @@ class AssembledModel final : public Model {
   void potential_hessian(double t, CVec q, MatRef H) const;
   /// Σ λᵢ ∇²gᵢ over the holonomic rows (nq × nq).
   void constraint_curvature(double t, CVec q, CVec lambda, MatRef H) const;
+  /// Tangents of the state-dependent forces and the state rates ż = φ(t, q, v, z): adds
+  /// ∂f/∂q (nq × nq, the state force's part), ∂f/∂z (nq × nz), ∂ż/∂q, ∂ż/∂v (nz × nq) and
+  /// ∂ż/∂z (nz × nz). Throws InputError naming an element whose states have no exact tangents.
+  void state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfdq, MatRef dfdz, MatRef dzdq,
+                      MatRef dzdv, MatRef dzdz) const;
+  /// Inputs elements offer to linear analysis, "<element>.<input>" (voice-coil voltages).
+  std::vector<std::string> element_input_names() const;
+  /// Column k (index into element_input_names()) of ∂f/∂u (nq) and ∂ż/∂u (nz), added.
+  void element_input_column(int k, double t, CVec q, VecRef df, VecRef dz) const;
+  /// ∂P/∂q (3 × nq, added) of a point (a model point or a body origin) by forward AD.
+  void point_jacobian(const PointDef& point, CVec q, MatRef J) const;
+  /// How a rigid translation of the ground moves the coordinates: column k (world axis k)
+  /// has 1 on every body's k-th translation coordinate (nq × dimension()). Element-owned and
+  /// sliding coordinates are relative to their carriers and do not move.
+  Mat translation_map() const;
+  /// Index of the element that owns holonomic row `row`, or −1.
+  int element_of_holonomic_row(int row) const;
+  /// First holonomic row of element k.
+  int first_holonomic_row(int k) const { return slots_[static_cast<size_t>(k)].holonomic_row; }
 
  private:
   struct Slot {  // where an element's rows start and how many (cached: row names allocate)

@@ -80,6 +80,24 @@ class Element {
   /// True for elastic elements, which hold massless coordinates (floats) in place.
   virtual bool holds_coordinates() const { return false; }
 
+  // ---- linear analysis (docs/linear-analysis.md) ---------------------------------------------
+  /// Exact tangents of the state part of the element (states() non-empty): adds ∂f_state/∂q
+  /// (n × n), ∂f/∂z (n × nz_e), ∂ż/∂q (nz_e × n), ∂ż/∂v (nz_e × n) and ∂ż/∂z (nz_e × nz_e), all
+  /// row-major. An element with states that does not override this cannot be linearised.
+  virtual void add_state_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                  const double* /*z*/, double* /*dfdq*/, double* /*dfdz*/,
+                                  double* /*dzdq*/, double* /*dzdv*/, double* /*dzdz*/) const {
+    if (!states_.empty())
+      throw InputError("element '" + name_ + "' (" + type() +
+                       "): its states have no exact tangents, so it cannot be linearised");
+  }
+  /// Names of the inputs a linear analysis may drive through this element (a voice coil's
+  /// "voltage" or "current"); the model input is "<element>.<name>".
+  virtual std::vector<std::string> linear_inputs() const { return {}; }
+  /// Column k of the input matrices: adds ∂f/∂u_k (n) and ∂ż/∂u_k (nz_e).
+  virtual void add_input_column(int /*k*/, double /*t*/, const double* /*q*/, double* /*df*/,
+                                double* /*dz*/) const {}
+
   // ---- state correction -------------------------------------------------------------------
   /// Local indices of coordinates whose *rates* this element's non-holonomic rows determine
   /// (they are dependent at velocity level even when independent at position level: a rolling

@@ -44,4 +44,57 @@ void VoiceCoil::state_rates(double t, const double* q, const double* v, const do
   zdot[0] = (input_.at(t) - R_ * z[0] - A_ * xdot) / L_;
 }
 
+void VoiceCoil::measure_hessian(const double* q, double* J, double* H) const {
+  const int n = local_size();
+  with_dual_size(n, [&]<int N>() {
+    using D1 = Dual<double, N>;
+    using D2 = Dual<D1, N>;
+    D2 qd[N < 6 ? 6 : N];
+    for (int i = 0; i < n; ++i) {
+      qd[i] = D2(D1::variable(q[i], i));
+      qd[i].d[static_cast<size_t>(i)] = D1(1.0);
+    }
+    D2 s[1];
+    measure(D2(0.0), qd, s);
+    for (int i = 0; i < n; ++i) {
+      J[i] = s[0].v.d[static_cast<size_t>(i)];
+      for (int j = 0; j < n; ++j) H[i * n + j] = s[0].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)];
+    }
+  });
+}
+
+void VoiceCoil::add_state_tangents(double, const double* q, const double* v, const double* z,
+                                   double* dfdq, double* dfdz, double* dzdq, double* dzdv,
+                                   double* dzdz) const {
+  if (drive_ != Drive::kVoltage) return;
+  const int n = local_size();
+  double J[kMaxLocalCoordinates], H[kMaxLocalCoordinates * kMaxLocalCoordinates];
+  measure_hessian(q, J, H);
+  for (int i = 0; i < n; ++i) {
+    dfdz[i] += A_ * J[i];
+    double hv = 0.0;
+    for (int j = 0; j < n; ++j) {
+      dfdq[i * n + j] += A_ * z[0] * H[i * n + j];
+      hv += H[j * n + i] * v[j];
+    }
+    dzdq[i] -= A_ * hv / L_;
+    dzdv[i] -= A_ * J[i] / L_;
+  }
+  dzdz[0] -= R_ / L_;
+}
+
+std::vector<std::string> VoiceCoil::linear_inputs() const {
+  return {drive_ == Drive::kVoltage ? "voltage" : "current"};
+}
+
+void VoiceCoil::add_input_column(int, double, const double* q, double* df, double* dz) const {
+  if (drive_ == Drive::kVoltage) {
+    dz[0] += 1.0 / L_;
+    return;
+  }
+  double x, J[kMaxLocalCoordinates];
+  measure_gradient(q, x, J);
+  for (int i = 0; i < local_size(); ++i) df[i] += A_ * J[i];
+}
+
 }  // namespace gmbd::elements

@@ -54,10 +54,20 @@ class VoiceCoil final : public MeasureForceElement<VoiceCoil> {
   /// İ = (V(t) − R I − A ẋ)/L.
   void state_rates(double t, const double* q, const double* v, const double* z,
                    double* zdot) const override;
+  /// Exact tangents of A I J_x and of the circuit equation (x measured by nested duals):
+  /// ∂f/∂q = A I ∇²x, ∂f/∂I = A J_x, ∂İ/∂q = −(A/L) ∇²x v, ∂İ/∂v = −(A/L) J_x, ∂İ/∂I = −R/L.
+  void add_state_tangents(double t, const double* q, const double* v, const double* z,
+                          double* dfdq, double* dfdz, double* dzdq, double* dzdv,
+                          double* dzdz) const override;
+  /// "voltage" (voltage control: ∂İ/∂V = 1/L) or "current" (current control: ∂f/∂I = A J_x).
+  std::vector<std::string> linear_inputs() const override;
+  void add_input_column(int k, double t, const double* q, double* df, double* dz) const override;
 
  private:
   /// x and J_x at q (J has local_size() entries).
   void measure_gradient(const double* q, double& x, double* J) const;
+  /// J_x and ∇²x (n × n row-major) at q.
+  void measure_hessian(const double* q, double* J, double* H) const;
 
   PointBinding point_;
   Vec3<double> direction_;

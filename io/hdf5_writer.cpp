@@ -26,98 +26,11 @@ using hdf5_support::hdf5_error_detail;
 // ---- HDF5 plumbing -------------------------------------------------------------------------
 
 
-/// Owner of one HDF5 identifier; closes it with the matching H5?close.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle() = default;
-  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  ~Handle() { reset(); }
-  Handle(Handle&& other) noexcept : id_(other.id_), closer_(other.closer_) { other.id_ = -1; }
-  Handle& operator=(Handle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      id_ = other.id_;
-      closer_ = other.closer_;
-      other.id_ = -1;
-    }
-    return *this;
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  /// Closes now; returns false if HDF5 reported an error.
-  bool reset() {
-    bool ok = true;
-    if (id_ >= 0 && closer_ != nullptr) ok = closer_(id_) >= 0;
-    id_ = -1;
-    return ok;
-  }
-
- private:
-  hid_t id_ = -1;
-  Closer closer_ = nullptr;
-};
-
-/// Variable-length UTF-8 string type: h5py returns str, MATLAB h5readatt a char / cell array.
-Handle make_string_type() {
-  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-  if (!type.valid() || H5Tset_size(type.get(), H5T_VARIABLE) < 0 ||
-      H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0) {
-    throw std::runtime_error("HDF5: cannot create the string type (" + hdf5_error_detail() + ")");
-  }
-  return type;
-}
-
-/// Removes an existing attribute of that name so that it can be written anew.
-bool delete_attribute_if_present(hid_t object, const std::string& name) {
-  const htri_t exists = H5Aexists(object, name.c_str());
-  if (exists < 0) return false;
-  if (exists > 0 && H5Adelete(object, name.c_str()) < 0) return false;
-  return true;
-}
-
-bool write_string_attribute(hid_t object, const std::string& name, const std::string& value) {
-  if (!delete_attribute_if_present(object, name)) return false;
-  Handle type = make_string_type();
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  if (!space.valid()) return false;
-  Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose);
-  if (!attr.valid()) return false;
-  const char* text = value.c_str();
-  return H5Awrite(attr.get(), type.get(), &text) >= 0;
-}
-
-/// A 1-D array of strings (e.g. the column names of a dataset).
-bool write_string_array_attribute(hid_t object, const std::string& name,
-                                  const std::vector<std::string>& values) {
-  if (!delete_attribute_if_present(object, name)) return false;
-  Handle type = make_string_type();
-  const hsize_t dims[1] = {values.size()};
-  Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-  if (!space.valid()) return false;
-  Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose);
-  if (!attr.valid()) return false;
-  if (values.empty()) return true;
-  std::vector<const char*> pointers;
-  pointers.reserve(values.size());
-  for (const auto& v : values) pointers.push_back(v.c_str());
-  return H5Awrite(attr.get(), type.get(), pointers.data()) >= 0;
-}
-
-bool write_double_attribute(hid_t object, const std::string& name, double value) {
-  if (!delete_attribute_if_present(object, name)) return false;
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  if (!space.valid()) return false;
-  Handle attr(H5Acreate2(object, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose);
-  if (!attr.valid()) return false;
-  return H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) >= 0;
-}
+using hdf5_support::Handle;
+using hdf5_support::make_string_type;
+using hdf5_support::write_double_attribute;
+using hdf5_support::write_string_array_attribute;
+using hdf5_support::write_string_attribute;
 
 std::string utc_timestamp() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

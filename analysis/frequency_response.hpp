@@ -1,0 +1,31 @@
+// Transfer functions of a linear model on a frequency grid: from the state space
+// H(s) = C (sE − A)⁻¹ B + D, and directly from E(f) = K − (2πf)² M + i 2πf D by linear solves.
+#pragma once
+
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "analysis/linear_model.hpp"
+
+namespace gmbd::analysis {
+
+/// H[k] is ny × nu at frequencies[k] (Hz).
+struct FrequencyResponse {
+  std::vector<double> frequencies;
+  std::vector<Eigen::MatrixXcd> H;
+};
+
+/// `count` points from `from` to `to` Hz, logarithmic when both are positive, else linear.
+std::vector<double> frequency_grid(double from, double to, int count);
+
+/// From the state space. Uses the eigen-decomposition of A when it is well conditioned
+/// (O(n·(ny + nu)) per frequency) and a complex LU per frequency otherwise.
+FrequencyResponse state_space_response(const LinearModel& lm, const std::vector<double>& f);
+
+/// Directly from the second-order form E(f) = K_r − ω² M_r + iω D_r (holonomic models without
+/// states): x = E⁻¹ N_qᵀ (B_f + iω B_v) u, y = (Oq + iω Ov − ω² Oa) N_q x + Ou u.
+/// Throws InputError when the model is not second-order (non-holonomic rows or states).
+FrequencyResponse direct_response(const LinearModel& lm, const std::vector<double>& f);
+
+}  // namespace gmbd::analysis

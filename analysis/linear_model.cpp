@@ -1,0 +1,705 @@
+// Linearisation about a static operating point (docs/linear-analysis.md): tangents of the
+// assembled model, float condensation, null-space bases, named inputs/outputs, A B C D.
+#include "analysis/linear_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <Eigen/Dense>
+
+#include "core/errors.hpp"
+
+namespace gmbd::analysis {
+
+namespace {
+
+constexpr const char* kAxes[3] = {"x", "y", "z"};
+
+/// Largest absolute entry; 0 for an empty matrix (Eigen's maxCoeff needs at least one).
+template <class Derived>
+double max_abs(const Eigen::MatrixBase<Derived>& m) {
+  return m.size() ? m.cwiseAbs().maxCoeff() : 0.0;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s;
+}
+
+Mat select_rows(const Mat& m, const std::vector<int>& rows) {
+  Mat r(static_cast<Eigen::Index>(rows.size()), m.cols());
+  for (size_t i = 0; i < rows.size(); ++i) r.row(static_cast<Eigen::Index>(i)) = m.row(rows[i]);
+  return r;
+}
+Mat select_cols(const Mat& m, const std::vector<int>& cols) {
+  Mat r(m.rows(), static_cast<Eigen::Index>(cols.size()));
+  for (size_t i = 0; i < cols.size(); ++i) r.col(static_cast<Eigen::Index>(i)) = m.col(cols[i]);
+  return r;
+}
+Mat select(const Mat& m, const std::vector<int>& rows, const std::vector<int>& cols) {
+  return select_cols(select_rows(m, rows), cols);
+}
+
+/// Orthonormal basis of N(A) (A: rows × n). Coordinates no row touches get unit vectors (in
+/// coordinate order, so unconstrained models keep their coordinates as states); the touched
+/// ones get an SVD basis, each column's largest entry made positive.
+Mat null_space_basis(const Mat& A) {
+  const Eigen::Index n = A.cols();
+  std::vector<int> free, touched;
+  for (Eigen::Index j = 0; j < n; ++j)
+    (max_abs(A.col(j)) == 0.0 ? free : touched).push_back(static_cast<int>(j));
+  Mat touched_basis;
+  if (!touched.empty()) {
+    const Mat At = select_cols(A, touched);
+    Eigen::JacobiSVD<Mat> svd(At, Eigen::ComputeFullV);
+    const Vec& s = svd.singularValues();
+    const double tol = std::max(At.rows(), At.cols()) * 1e-13 * (s.size() ? s(0) : 0.0);
+    Eigen::Index rank = 0;
+    for (Eigen::Index i = 0; i < s.size(); ++i) rank += s(i) > tol ? 1 : 0;
+    touched_basis = svd.matrixV().rightCols(At.cols() - rank);
+    for (Eigen::Index k = 0; k < touched_basis.cols(); ++k) {
+      Eigen::Index i = 0;
+      touched_basis.col(k).cwiseAbs().maxCoeff(&i);
+      if (touched_basis(i, k) < 0) touched_basis.col(k) *= -1.0;
+    }
+  }
+  Mat N = Mat::Zero(n, static_cast<Eigen::Index>(free.size()) + touched_basis.cols());
+  for (size_t k = 0; k < free.size(); ++k) N(free[k], static_cast<Eigen::Index>(k)) = 1.0;
+  for (Eigen::Index k = 0; k < touched_basis.cols(); ++k)
+    for (size_t i = 0; i < touched.size(); ++i)
+      N(touched[i], static_cast<Eigen::Index>(free.size()) + k) = touched_basis(static_cast<Eigen::Index>(i), k);
+  return N;
+}
+
+/// Name of a basis column: the coordinate when it is a unit vector, else prefix + index.
+std::string basis_name(const Mat& N, Eigen::Index k, const std::vector<std::string>& names,
+                       const std::string& coordinate_prefix, const std::string& generic) {
+  Eigen::Index i = 0;
+  const double largest = N.col(k).cwiseAbs().maxCoeff(&i);
+  if (largest == 1.0 && std::abs(N.col(k).squaredNorm() - 1.0) == 0.0)
+    return coordinate_prefix + names[static_cast<size_t>(i)];
+  return generic + std::to_string(k + 1);
+}
+
+/// Everything evaluated at the operating point over all coordinates.
+struct Tangents {
+  Mat M, K, Dv, G, H, Fz, Zq, Zv, Zz, T;
+  Vec mu;  // non-holonomic multipliers at the point
+};
+
+Tangents evaluate(const elements::AssembledModel& model, const OperatingPoint& p) {
+  const int n = model.nq(), nh = model.n_holonomic(), nn = model.n_nonholonomic(), nz = model.nz();
+  Tangents t;
+  t.M = Mat::Zero(n, n);
+  model.mass_matrix(p.t, p.q, t.M);
+  Mat dfdq = Mat::Zero(n, n), dfdv = Mat::Zero(n, n), curvature = Mat::Zero(n, n);
+  model.force_tangents(p.t, p.q, p.v, dfdq, dfdv);
+  model.constraint_curvature(p.t, p.q, p.lambda, curvature);
+  t.Fz = Mat::Zero(n, nz);
+  t.Zq = Mat::Zero(nz, n);
+  t.Zv = Mat::Zero(nz, n);
+  t.Zz = Mat::Zero(nz, nz);
+  model.state_tangents(p.t, p.q, p.v, p.z, dfdq, t.Fz, t.Zq, t.Zv, t.Zz);
+  // M δa + Gᵀδλ = δf − Σλ∇²g δq: the stiffness is K = −∂f/∂q + Σλ∇²g.
+  t.K = -dfdq + curvature;
+  t.Dv = -dfdv;
+  t.G = Mat::Zero(nh, n);
+  model.holonomic_jacobian(p.t, p.q, t.G);
+  t.H = Mat::Zero(nn, n);
+  model.nonholonomic_jacobian(p.t, p.q, t.H);
+  t.T = model.translation_map();
+  return t;
+}
+
+/// One input: generalised force per unit input on all coordinates (f), per unit input rate
+/// (fv: dampers to a displaced support), state rates (z, zv), and the part that is an external
+/// load (for the support-force balance) or a ground acceleration (axis, −1 = none).
+struct InputColumn {
+  Vec f, fv, z, zv, external;
+  int ground_axis = -1;
+};
+
+struct PointRef {
+  elements::PointDef def;
+  bool found = false;
+};
+
+PointRef find_point(const elements::AssembledModel& model, const std::string& name) {
+  PointRef r;
+  const int p = model.point_index(name);
+  if (p >= 0) {
+    r.def = model.points()[static_cast<size_t>(p)];
+    r.found = true;
+    return r;
+  }
+  const int b = model.body_index(name);
+  if (b >= 0) {
+    r.def.name = name;
+    r.def.body = b;
+    r.found = true;
+  }
+  return r;
+}
+
+int axis_of(const std::string& s) {
+  for (int k = 0; k < 3; ++k)
+    if (s == kAxes[k]) return k;
+  return -1;
+}
+
+/// Splits "<name>.<axis>" into name and axis (−1 when the suffix is no axis).
+std::pair<std::string, int> split_axis(const std::string& s) {
+  const auto dot = s.rfind('.');
+  if (dot == std::string::npos) return {s, -1};
+  return {s.substr(0, dot), axis_of(s.substr(dot + 1))};
+}
+
+class Linearizer {
+ public:
+  Linearizer(const elements::AssembledModel& model, const OperatingPoint& point,
+             const LinearOptions& options)
+      : model_(model), point_(point), options_(options), t_(evaluate(model, point)) {}
+
+  LinearModel run() {
+    check_operating_point();
+    LinearModel lm;
+    lm.point = point_;
+    lm.coordinate_names = model_.coordinate_names();
+    partition_floats(lm);
+    const auto inputs = options_.inputs.empty() ? default_inputs() : options_.inputs;
+    const auto outputs = options_.outputs.empty() ? default_outputs() : options_.outputs;
+    std::vector<InputColumn> columns;
+    for (const auto& name : inputs) columns.push_back(input_column(name));
+    lm.input_names = inputs;
+    condense_floats(lm, columns);
+    build_bases(lm);
+    build_state_space(lm);
+    build_outputs(lm, outputs, columns);
+    assemble_output_matrices(lm);
+    if (options_.check_stability) check_stability(lm);
+    return lm;
+  }
+
+ private:
+  int n() const { return model_.nq(); }
+
+  void check_operating_point() const {
+    const int n = model_.nq();
+    if (point_.q.size() != n || point_.v.size() != n || point_.z.size() != model_.nz() ||
+        point_.lambda.size() != model_.n_holonomic())
+      throw InputError("linearize: the operating point has the wrong size");
+    const double vmax = point_.v.size() ? point_.v.lpNorm<Eigen::Infinity>() : 0.0;
+    if (vmax > 0.0) {
+      Eigen::Index i = 0;
+      point_.v.cwiseAbs().maxCoeff(&i);
+      throw InputError("linearize: the operating point moves (rate of '" +
+                       model_.coordinates()[static_cast<size_t>(i)].name + "' = " +
+                       std::to_string(point_.v(i)) +
+                       "); linearisation about a moving state of a transient is not supported "
+                       "yet: linearise at an equilibrium");
+    }
+    // Non-holonomic reaction forces at the point would need ∂(Hᵀμ)/∂q, which the elements do
+    // not provide: refuse rather than drop the term.
+    if (model_.n_nonholonomic() > 0) {
+      const Vec mu = nonholonomic_multipliers();
+      if (mu.size() && mu.lpNorm<Eigen::Infinity>() > 1e-9 * std::max(1.0, force_scale())) {
+        Eigen::Index i = 0;
+        mu.cwiseAbs().maxCoeff(&i);
+        throw InputError("linearize: non-holonomic row '" +
+                         model_.constraint_name(model_.n_holonomic() + static_cast<int>(i)) +
+                         "' carries a force " + std::to_string(mu(i)) +
+                         " at the operating point; its curvature term is not available");
+      }
+    }
+  }
+
+  double force_scale() const {
+    Vec f = Vec::Zero(n());
+    model_.forces(point_.t, point_.q, point_.v, point_.z, f);
+    return f.size() ? f.lpNorm<Eigen::Infinity>() : 0.0;
+  }
+
+  /// μ from the KKT balance at rest: Hᵀμ = f − Gᵀλ in the least-squares sense.
+  Vec nonholonomic_multipliers() const {
+    Vec f = Vec::Zero(n());
+    model_.forces(point_.t, point_.q, point_.v, point_.z, f);
+    f -= t_.G.transpose() * point_.lambda;
+    return Eigen::CompleteOrthogonalDecomposition<Mat>(t_.H.transpose()).solve(f);
+  }
+
+  // ---- floats --------------------------------------------------------------------------------
+  void partition_floats(LinearModel& lm) const {
+    for (int i = 0; i < n(); ++i) {
+      const bool massless = max_abs(t_.M.row(i)) == 0.0;
+      const bool constrained = max_abs(t_.G.col(i)) != 0.0 || max_abs(t_.H.col(i)) != 0.0;
+      (massless && !constrained ? lm.floats : lm.kept).push_back(i);
+    }
+  }
+
+  /// δq_f = Q⁻¹(−K_fc δq_c + Fz_f δz + B_f u): Schur complements of every matrix.
+  void condense_floats(LinearModel& lm, const std::vector<InputColumn>& columns) {
+    const auto& c = lm.kept;
+    const auto& f = lm.floats;
+    const int nu = static_cast<int>(columns.size());
+    Bf_ = Mat::Zero(n(), nu);
+    Bv_ = Mat::Zero(n(), nu);
+    Bz_ = Mat::Zero(model_.nz(), nu);
+    Bzv_ = Mat::Zero(model_.nz(), nu);
+    for (int k = 0; k < nu; ++k) {
+      Bf_.col(k) = columns[static_cast<size_t>(k)].f;
+      Bv_.col(k) = columns[static_cast<size_t>(k)].fv;
+      Bz_.col(k) = columns[static_cast<size_t>(k)].z;
+      Bzv_.col(k) = columns[static_cast<size_t>(k)].zv;
+    }
+    lm.M = select(t_.M, c, c);
+    lm.Dv = select(t_.Dv, c, c);
+    Kc_ = select(t_.K, c, c);
+    Fzc_ = select_rows(t_.Fz, c);
+    Zqc_ = select_cols(t_.Zq, c);
+    Bfc_ = select_rows(Bf_, c);
+    Bvc_ = select_rows(Bv_, c);
+    lm.Fq = Mat::Zero(static_cast<Eigen::Index>(f.size()), static_cast<Eigen::Index>(c.size()));
+    lm.Fz = Mat::Zero(static_cast<Eigen::Index>(f.size()), model_.nz());
+    lm.Fu = Mat::Zero(static_cast<Eigen::Index>(f.size()), nu);
+    Zz_ = t_.Zz;
+    if (!f.empty()) {
+      // A float moves with no inertia: a damper on it would make it a first-order state.
+      for (int i : f) {
+        const double damping = std::max(max_abs(t_.Dv.row(i)), max_abs(t_.Dv.col(i)));
+        if (damping != 0.0 || max_abs(t_.Zv.col(i)) != 0.0)
+          throw InputError("linearize: float '" + lm.coordinate_names[static_cast<size_t>(i)] +
+                           "' has viscous damping; a massless coordinate with a damper is a "
+                           "first-order state, not a float: give it a mass or remove the damper");
+        if (max_abs(select_rows(Bv_, {i})) != 0.0)
+          throw InputError("linearize: float '" + lm.coordinate_names[static_cast<size_t>(i)] +
+                           "' is damped against the support");
+      }
+      const Mat Q = select(t_.K, f, f);
+      Eigen::FullPivLU<Mat> lu(Q);
+      const double scale = std::max(1e-300, max_abs(Q));
+      lu.setThreshold(1e-12);
+      if (lu.rank() < Q.rows() || lu.rcond() < 1e-13 || scale == 1e-300) {
+        // Name the float along the null direction of Q.
+        Eigen::SelfAdjointEigenSolver<Mat> es(0.5 * (Q + Q.transpose()));
+        Eigen::Index i = 0;
+        es.eigenvectors().col(0).cwiseAbs().maxCoeff(&i);
+        throw InputError("linearize: float '" + lm.coordinate_names[static_cast<size_t>(f[static_cast<size_t>(i)])] +
+                         "' is not held: its stiffness matrix Q is singular (smallest eigenvalue " +
+                         std::to_string(es.eigenvalues()(0)) +
+                         "); every massless junction needs an elastic element in each direction it can move");
+      }
+      const Mat Kcf = select(t_.K, c, f);
+      const Mat Kfc = select(t_.K, f, c);
+      lm.Fq = -lu.solve(Kfc);
+      lm.Fz = lu.solve(select_rows(t_.Fz, f));
+      lm.Fu = lu.solve(select_rows(Bf_, f));
+      Kc_ += Kcf * lm.Fq;     // K_cc − K_cf Q⁻¹ K_fc
+      Fzc_ -= Kcf * lm.Fz;    // force on c of the floats' state response
+      Bfc_ -= Kcf * lm.Fu;
+      const Mat Zqf = select_cols(t_.Zq, f);
+      Zqc_ += Zqf * lm.Fq;
+      Zz_ += Zqf * lm.Fz;
+      Bz_ += Zqf * lm.Fu;
+    }
+    lm.K = Kc_;
+    lm.Fu_force = Bfc_;
+    lm.Fv_force = Bvc_;
+  }
+
+  // ---- bases -----------------------------------------------------------------------------------
+  void build_bases(LinearModel& lm) {
+    const Mat Gc = select_cols(t_.G, lm.kept);
+    const Mat Hc = select_cols(t_.H, lm.kept);
+    lm.Nq = null_space_basis(Gc);
+    Mat GH(Gc.rows() + Hc.rows(), Gc.cols());
+    GH << Gc, Hc;
+    lm.Nv = t_.H.rows() ? null_space_basis(GH) : lm.Nq;
+    Ac_ = GH;
+    lm.n_position = static_cast<int>(lm.Nq.cols());
+    lm.n_velocity = static_cast<int>(lm.Nv.cols());
+    lm.n_states = model_.nz();
+    std::vector<std::string> kept_names;
+    for (int i : lm.kept) kept_names.push_back(lm.coordinate_names[static_cast<size_t>(i)]);
+    for (Eigen::Index k = 0; k < lm.Nq.cols(); ++k)
+      lm.state_names.push_back(basis_name(lm.Nq, k, kept_names, "q:", "xi"));
+    for (Eigen::Index k = 0; k < lm.Nv.cols(); ++k)
+      lm.state_names.push_back(basis_name(lm.Nv, k, kept_names, "v:", "eta"));
+    for (const auto& s : model_.states()) lm.state_names.push_back(s.name);
+  }
+
+  // ---- state space -------------------------------------------------------------------------
+  void build_state_space(LinearModel& lm) {
+    const Eigen::Index n1 = lm.n_position, n2 = lm.n_velocity, nz = lm.n_states;
+    const Eigen::Index nx = n1 + n2 + nz;
+    const Eigen::Index nu = static_cast<Eigen::Index>(lm.input_names.size());
+    const Mat Mv = lm.Nv.transpose() * lm.M * lm.Nv;
+    Eigen::LLT<Mat> llt(Mv);
+    if (n2 > 0 && (llt.info() != Eigen::Success || Eigen::FullPivLU<Mat>(Mv).rcond() < 1e-14)) {
+      Eigen::SelfAdjointEigenSolver<Mat> es(Mv);
+      const Vec dir = lm.Nv * es.eigenvectors().col(0);
+      Eigen::Index i = 0;
+      dir.cwiseAbs().maxCoeff(&i);
+      throw NumericalError(point_.t, "linearize: the reduced mass matrix is singular: coordinate '" +
+                                         lm.coordinate_names[static_cast<size_t>(lm.kept[static_cast<size_t>(i)])] +
+                                         "' can move without inertia and is not a float "
+                                         "(it is constrained but the constraints do not fix it)");
+    }
+    Minv_NvT_ = llt.solve(lm.Nv.transpose());  // M_v⁻¹ N_vᵀ
+    Mat A = Mat::Zero(nx, nx), B0 = Mat::Zero(nx, nu), B1 = Mat::Zero(nx, nu);
+    A.block(0, n1, n1, n2) = lm.Nq.transpose() * lm.Nv;
+    A.block(n1, 0, n2, n1) = -Minv_NvT_ * lm.K * lm.Nq;
+    A.block(n1, n1, n2, n2) = -Minv_NvT_ * lm.Dv * lm.Nv;
+    A.block(n1, n1 + n2, n2, nz) = Minv_NvT_ * Fzc_;
+    A.block(n1 + n2, 0, nz, n1) = Zqc_ * lm.Nq;
+    A.block(n1 + n2, n1, nz, n2) = select_cols(t_.Zv, lm.kept) * lm.Nv;
+    A.block(n1 + n2, n1 + n2, nz, nz) = Zz_;
+    B0.block(n1, 0, n2, nu) = Minv_NvT_ * Bfc_;
+    B0.block(n1 + n2, 0, nz, nu) = Bz_;
+    B1.block(n1, 0, n2, nu) = Minv_NvT_ * Bvc_;
+    B1.block(n1 + n2, 0, nz, nu) = Bzv_;
+    // ẋ = A x + B0 u + B1 u̇: with w = x − B1 u, ẇ = A w + (B0 + A B1) u (exact).
+    has_rate_inputs_ = max_abs(B1) > 0.0;
+    lm.A = A;
+    lm.A_damping = Mat::Zero(nx, nx);
+    lm.A_damping.block(n1, n1, n2, n2) = A.block(n1, n1, n2, n2);
+    lm.B = B0 + A * B1;
+    lm.B1 = has_rate_inputs_ ? B1 : Mat();
+    A_ = A;
+    B0_ = B0;
+    B1_ = B1;
+    lm.E = Mat::Identity(nx, nx);
+    // Full-coordinate increments of a state vector (inputs zero; floats from the positions).
+    lm.state_to_q = Mat::Zero(n(), nx);
+    lm.state_to_v = Mat::Zero(n(), nx);
+    const Mat qc = lm.Nq;
+    for (size_t i = 0; i < lm.kept.size(); ++i) {
+      lm.state_to_q.row(lm.kept[i]).head(n1) = qc.row(static_cast<Eigen::Index>(i));
+      lm.state_to_v.row(lm.kept[i]).segment(n1, n2) = lm.Nv.row(static_cast<Eigen::Index>(i));
+    }
+    for (size_t i = 0; i < lm.floats.size(); ++i) {
+      lm.state_to_q.row(lm.floats[i]).head(n1) = lm.Fq.row(static_cast<Eigen::Index>(i)) * lm.Nq;
+      lm.state_to_q.row(lm.floats[i]).tail(nz) = lm.Fz.row(static_cast<Eigen::Index>(i));
+    }
+    lm.second_order = nz == 0 && n1 == n2 && max_abs(lm.Nq - lm.Nv) == 0.0;
+    if (lm.second_order) {
+      lm.Mr = lm.Nq.transpose() * lm.M * lm.Nq;
+      lm.Kr = lm.Nq.transpose() * lm.K * lm.Nq;
+      lm.Dr = lm.Nq.transpose() * lm.Dv * lm.Nq;
+    }
+    if (nz == 0 && n1 == n2 && n1 > 0 && max_abs(lm.Nq - lm.Nv) == 0.0) {
+      const Mat Ks = 0.5 * (lm.Kr + lm.Kr.transpose());
+      Eigen::GeneralizedSelfAdjointEigenSolver<Mat> es(Ks, lm.Mr);
+      lm.undamped_omega2 = es.eigenvalues();
+      lm.undamped_shapes = lm.Nq * es.eigenvectors();
+    }
+  }
+
+  // ---- inputs ------------------------------------------------------------------------------
+  std::vector<std::string> default_inputs() const {
+    std::vector<std::string> in;
+    for (int k = 0; k < model_.dimension(); ++k)
+      in.push_back(std::string(support_allowed(k, nullptr) ? "support." : "ground_accel.") + kAxes[k]);
+    for (const auto& c : model_.coordinates()) in.push_back("force:" + c.name);
+    for (const auto& e : model_.element_input_names()) in.push_back(e);
+    return in;
+  }
+
+  std::vector<std::string> default_outputs() const {
+    std::vector<std::string> out;
+    for (const auto& c : model_.coordinates()) out.push_back(c.name);
+    for (int k = 0; k < model_.dimension(); ++k) out.push_back(std::string("support_force.") + kAxes[k]);
+    return out;
+  }
+
+  /// A rigid support translation must not violate any constraint (G T = 0, H T = 0).
+  bool support_allowed(int k, std::string* why) const {
+    {
+      for (int which = 0; which < 2; ++which) {
+        const Mat& A = which == 0 ? t_.G : t_.H;
+        if (A.rows() == 0) continue;
+        const Vec moved = A * t_.T.col(k);
+        Eigen::Index r = 0;
+        const double worst = moved.cwiseAbs().maxCoeff(&r);
+        if (worst > 1e-12 * std::max(1.0, max_abs(A))) {
+          if (why)
+            *why = "constraint row '" +
+                   model_.constraint_name(which == 0 ? static_cast<int>(r) : model_.n_holonomic() + static_cast<int>(r)) +
+                   "' ties the model to the ground";
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  InputColumn empty_column() const {
+    InputColumn c;
+    c.f = Vec::Zero(n());
+    c.fv = Vec::Zero(n());
+    c.external = Vec::Zero(n());
+    c.z = Vec::Zero(model_.nz());
+    c.zv = Vec::Zero(model_.nz());
+    return c;
+  }
+
+  [[noreturn]] void unknown_input(const std::string& name, const std::string& why) const {
+    const auto valid = available_inputs(model_);
+    throw InputError("linearize: input '" + name + "': " + why + "; valid inputs: " + join(valid));
+  }
+
+  InputColumn input_column(const std::string& name) const {
+    InputColumn col = empty_column();
+    const auto element_inputs = model_.element_input_names();
+    for (size_t k = 0; k < element_inputs.size(); ++k) {
+      if (element_inputs[k] != name) continue;
+      model_.element_input_column(static_cast<int>(k), point_.t, point_.q, col.f, col.z);
+      return col;
+    }
+    if (name.rfind("force:", 0) == 0) {
+      const std::string target = name.substr(6);
+      for (int i = 0; i < n(); ++i)
+        if (model_.coordinates()[static_cast<size_t>(i)].name == target) {
+          col.f(i) = 1.0;
+          col.external = col.f;
+          return col;
+        }
+      const auto [point, axis] = split_axis(target);
+      const PointRef p = find_point(model_, point);
+      if (!p.found || axis < 0 || axis >= model_.dimension())
+        unknown_input(name, "no coordinate or point.axis of that name");
+      Mat J = Mat::Zero(3, n());
+      model_.point_jacobian(p.def, point_.q, J);
+      col.f = J.row(axis).transpose();
+      col.external = col.f;
+      return col;
+    }
+    const auto [head, axis] = split_axis(name);
+    if ((head == "support" || head == "ground_accel") && axis >= 0 && axis < model_.dimension()) {
+      const Vec Tk = t_.T.col(axis);
+      if (head == "ground_accel") {
+        // Coordinates relative to the accelerating ground: the inertial field −M T a_g.
+        col.f = -t_.M * Tk;
+        col.ground_axis = axis;
+        return col;
+      }
+      std::string why;
+      if (!support_allowed(axis, &why))
+        unknown_input(name, why + ", so the support cannot be displaced rigidly; use ground_accel." +
+                                std::string(kAxes[axis]) + " (coordinates relative to the ground)");
+      // Every element depends on relative positions: moving the support by s acts like moving
+      // the model by −s (docs/linear-analysis.md §4): f = −K (δq − T s) − D (δv − T ṡ).
+      col.f = t_.K * Tk;
+      col.fv = t_.Dv * Tk;
+      col.z = -t_.Zq * Tk;
+      col.zv = -t_.Zv * Tk;
+      return col;
+    }
+    unknown_input(name, "unknown input");
+  }
+
+  // ---- outputs ----------------------------------------------------------------------------------
+  /// Output functionals over the kept coordinates; a float's coordinate enters through its
+  /// response (Fq, Fz, Fu).
+  void build_outputs(LinearModel& lm, const std::vector<std::string>& names,
+                     const std::vector<InputColumn>& columns) {
+    const Eigen::Index nc = static_cast<Eigen::Index>(lm.kept.size());
+    const Eigen::Index ny = static_cast<Eigen::Index>(names.size());
+    const Eigen::Index nz = lm.n_states;
+    const Eigen::Index nu = static_cast<Eigen::Index>(columns.size());
+    OutputMap& o = lm.outputs;
+    o.Oq = Mat::Zero(ny, nc);
+    o.Ov = Mat::Zero(ny, nc);
+    o.Oa = Mat::Zero(ny, nc);
+    o.Oz = Mat::Zero(ny, nz);
+    o.Ou = Mat::Zero(ny, nu);
+    std::vector<int> position_of(static_cast<size_t>(n()), -1), float_of(static_cast<size_t>(n()), -1);
+    for (size_t i = 0; i < lm.kept.size(); ++i) position_of[static_cast<size_t>(lm.kept[i])] = static_cast<int>(i);
+    for (size_t i = 0; i < lm.floats.size(); ++i) float_of[static_cast<size_t>(lm.floats[i])] = static_cast<int>(i);
+    // A row over all coordinates (positions): split into kept and float parts.
+    auto add_position_row = [&](Eigen::Index y, const Eigen::RowVectorXd& row) {
+      for (int i = 0; i < n(); ++i) {
+        if (row(i) == 0.0) continue;
+        if (position_of[static_cast<size_t>(i)] >= 0) {
+          o.Oq(y, position_of[static_cast<size_t>(i)]) += row(i);
+        } else {
+          const auto f = float_of[static_cast<size_t>(i)];
+          o.Oq.row(y) += row(i) * lm.Fq.row(f);
+          o.Oz.row(y) += row(i) * lm.Fz.row(f);
+          o.Ou.row(y) += row(i) * lm.Fu.row(f);
+        }
+      }
+    };
+    auto add_kept_row = [&](Mat& target, Eigen::Index y, int coordinate, const std::string& name) {
+      if (position_of[static_cast<size_t>(coordinate)] < 0)
+        throw InputError("linearize: output '" + name + "': '" +
+                         lm.coordinate_names[static_cast<size_t>(coordinate)] +
+                         "' is a float (massless): it has a position but no velocity or acceleration");
+      target(y, position_of[static_cast<size_t>(coordinate)]) += 1.0;
+    };
+    const auto coordinates = model_.coordinate_names();
+    auto coordinate = [&](const std::string& s) {
+      const auto it = std::find(coordinates.begin(), coordinates.end(), s);
+      return it == coordinates.end() ? -1 : static_cast<int>(it - coordinates.begin());
+    };
+    // δλ = P (δf − M δa) with P the least-squares inverse of Aᵀ (kept coordinates).
+    const Mat P = Ac_.rows() ? Mat(Eigen::CompleteOrthogonalDecomposition<Mat>(Ac_.transpose()).pseudoInverse())
+                             : Mat(0, nc);
+    const auto states = model_.state_names();
+    const auto rows = model_.constraint_names();
+    for (Eigen::Index y = 0; y < ny; ++y) {
+      const std::string& name = names[static_cast<size_t>(y)];
+      if (const int c = coordinate(name); c >= 0) {
+        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n());
+        row(c) = 1.0;
+        add_position_row(y, row);
+        continue;
+      }
+      if (name.rfind("vel:", 0) == 0 && coordinate(name.substr(4)) >= 0) {
+        add_kept_row(o.Ov, y, coordinate(name.substr(4)), name);
+        continue;
+      }
+      if (name.rfind("acc:", 0) == 0 && coordinate(name.substr(4)) >= 0) {
+        add_kept_row(o.Oa, y, coordinate(name.substr(4)), name);
+        continue;
+      }
+      if (name.rfind("point:", 0) == 0) {
+        const auto [point, axis] = split_axis(name.substr(6));
+        const PointRef p = find_point(model_, point);
+        if (p.found && axis >= 0 && axis < model_.dimension()) {
+          Mat J = Mat::Zero(3, n());
+          model_.point_jacobian(p.def, point_.q, J);
+          add_position_row(y, J.row(axis));
+          continue;
+        }
+      }
+      if (const auto s = std::find(states.begin(), states.end(), name); s != states.end()) {
+        o.Oz(y, s - states.begin()) = 1.0;
+        continue;
+      }
+      if (name.rfind("lambda:", 0) == 0) {
+        const auto r = std::find(rows.begin(), rows.end(), name.substr(7));
+        if (r != rows.end()) {
+          const Eigen::Index i = r - rows.begin();
+          o.Oq.row(y) = -P.row(i) * lm.K;
+          o.Ov.row(y) = -P.row(i) * lm.Dv;
+          o.Oa.row(y) = -P.row(i) * lm.M;
+          o.Oz.row(y) = P.row(i) * Fzc_;
+          o.Ou.row(y) = P.row(i) * Bfc_;
+          rate_dependent_outputs_.push_back(y);
+          continue;
+        }
+      }
+      const auto [head, axis] = split_axis(name);
+      if (head == "support_force" && axis >= 0 && axis < model_.dimension()) {
+        // Momentum balance: force on the support = −Σ m a_abs + external loads (gravity static).
+        const Vec Tk = t_.T.col(axis);
+        o.Oa.row(y) = -(select_rows(t_.M, lm.kept) * Tk).transpose();
+        for (Eigen::Index k = 0; k < nu; ++k) {
+          const auto& col = columns[static_cast<size_t>(k)];
+          o.Ou(y, k) += Tk.dot(col.external);
+          if (col.ground_axis >= 0) o.Ou(y, k) -= Tk.dot(t_.M * t_.T.col(col.ground_axis));
+        }
+        rate_dependent_outputs_.push_back(y);
+        continue;
+      }
+      const auto valid = available_outputs(model_);
+      throw InputError("linearize: output '" + name + "': unknown output; valid outputs: " + join(valid));
+    }
+    lm.output_names = names;
+  }
+
+  /// y = Oq N_q ξ + Ov N_v η + Oa N_v η̇ + Oz z + Ou u, η̇ from the state equation.
+  void assemble_output_matrices(LinearModel& lm) {
+    const auto& o = lm.outputs;
+    const Eigen::Index n1 = lm.n_position, n2 = lm.n_velocity, nz = lm.n_states;
+    const Eigen::Index nx = n1 + n2 + nz;
+    const Eigen::Index ny = static_cast<Eigen::Index>(lm.output_names.size());
+    Mat C = Mat::Zero(ny, nx);
+    C.leftCols(n1) += o.Oq * lm.Nq;
+    C.middleCols(n1, n2) += o.Ov * lm.Nv;
+    C.rightCols(nz) += o.Oz;
+    const Mat acc = o.Oa * lm.Nv;  // ny × n2, times η̇ = A_η x + B0_η u + B1_η u̇
+    C += acc * A_.middleRows(n1, n2);
+    Mat D = o.Ou + acc * B0_.middleRows(n1, n2);
+    if (has_rate_inputs_) {
+      // The derivative part must not reach an output (it would need u̇): outputs through δa.
+      const Mat leak = acc * B1_.middleRows(n1, n2);
+      if (max_abs(leak) > 0.0) {
+        Eigen::Index y = 0, u = 0;
+        leak.cwiseAbs().maxCoeff(&y, &u);
+        throw InputError("linearize: output '" + lm.output_names[static_cast<size_t>(y)] +
+                         "' depends on the rate of input '" + lm.input_names[static_cast<size_t>(u)] +
+                         "' (a damper connects the model to the displaced support); use ground_accel inputs");
+      }
+      D += C * B1_;  // y = C x + D u with x = w + B1 u
+    }
+    lm.C = C;
+    lm.D = D;
+  }
+
+  // ---- stability ---------------------------------------------------------------------------------
+  void check_stability(const LinearModel& lm) const {
+    if (lm.undamped_omega2.size() == 0) return;
+    const double scale = std::max(1e-300, max_abs(lm.undamped_omega2));
+    for (Eigen::Index k = 0; k < lm.undamped_omega2.size(); ++k) {
+      const double w2 = lm.undamped_omega2(k);
+      if (w2 >= -1e-9 * scale) continue;
+      const Vec shape = lm.undamped_shapes.col(k);
+      const Vec ke = shape.cwiseProduct(lm.M * shape);
+      Eigen::Index i = 0;
+      ke.cwiseAbs().maxCoeff(&i);
+      std::ostringstream msg;
+      msg << "linearize: unstable equilibrium: the reduced stiffness has a negative eigenvalue "
+          << "ω² = " << w2 << " (rad/s)² in the mode dominated by '"
+          << lm.coordinate_names[static_cast<size_t>(lm.kept[static_cast<size_t>(i)])]
+          << "' (" << std::round(100.0 * ke(i) / ke.sum()) << " % of its kinetic energy): the "
+          << "operating point is a saddle or a maximum of the potential";
+      throw NumericalError(point_.t, msg.str());
+    }
+  }
+
+  const elements::AssembledModel& model_;
+  const OperatingPoint& point_;
+  const LinearOptions& options_;
+  Tangents t_;
+  Mat Kc_, Fzc_, Zqc_, Zz_, Bf_, Bv_, Bz_, Bzv_, Bfc_, Bvc_, Ac_, Minv_NvT_, A_, B0_, B1_;
+  bool has_rate_inputs_ = false;
+  std::vector<Eigen::Index> rate_dependent_outputs_;
+};
+
+}  // namespace
+
+std::vector<std::string> available_inputs(const elements::AssembledModel& model) {
+  std::vector<std::string> in;
+  for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("support.") + kAxes[k]);
+  for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("ground_accel.") + kAxes[k]);
+  for (const auto& c : model.coordinates()) in.push_back("force:" + c.name);
+  for (const auto& p : model.points())
+    for (int k = 0; k < model.dimension(); ++k) in.push_back("force:" + p.name + "." + kAxes[k]);
+  for (const auto& e : model.element_input_names()) in.push_back(e);
+  return in;
+}
+
+std::vector<std::string> available_outputs(const elements::AssembledModel& model) {
+  std::vector<std::string> out;
+  for (const auto& c : model.coordinates()) out.push_back(c.name);
+  for (const auto& c : model.coordinates()) out.push_back("vel:" + c.name);
+  for (const auto& c : model.coordinates()) out.push_back("acc:" + c.name);
+  for (const auto& p : model.points())
+    for (int k = 0; k < model.dimension(); ++k) out.push_back("point:" + p.name + "." + kAxes[k]);
+  for (const auto& b : model.bodies())
+    for (int k = 0; k < model.dimension(); ++k) out.push_back("point:" + b.name + "." + kAxes[k]);
+  for (const auto& s : model.states()) out.push_back(s.name);
+  for (const auto& r : model.constraint_names()) out.push_back("lambda:" + r);
+  for (int k = 0; k < model.dimension(); ++k) out.push_back(std::string("support_force.") + kAxes[k]);
+  return out;
+}
+
+LinearModel linearize(const elements::AssembledModel& model, const OperatingPoint& point,
+                      const LinearOptions& options) {
+  return Linearizer(model, point, options).run();
+}
+
+}  // namespace gmbd::analysis

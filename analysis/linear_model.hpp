@@ -1,0 +1,82 @@
+// Linearisation of an assembled model about a static operating point: constraint elimination by
+// orthonormal null-space bases, float condensation, state space with named inputs and outputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "elements/assembly.hpp"
+
+namespace gmbd::analysis {
+
+/// A state of the model to linearise about: t, q, v, z and the holonomic multipliers λ
+/// (from find_equilibrium, or from a KKT solve at a state of a transient).
+struct OperatingPoint {
+  double t = 0.0;
+  Vec q, v, z, lambda;
+};
+
+struct LinearOptions {
+  /// Input names (docs/linear-analysis.md §4); empty: the defaults (support displacements when
+  /// nothing constrains the model to the ground, else ground accelerations; a force on every
+  /// coordinate; every element input such as coil voltages).
+  std::vector<std::string> inputs;
+  /// Output names; empty: every coordinate, then the support forces.
+  std::vector<std::string> outputs;
+  /// Refuse an operating point whose reduced stiffness has a negative eigenvalue.
+  bool check_stability = true;
+};
+
+/// Linear outputs as functionals of the increments of the kept coordinates (q, v, a), the
+/// non-mechanical states z and the inputs u: y = Oq δq + Ov δv + Oa δa + Oz δz + Ou u.
+struct OutputMap {
+  Mat Oq, Ov, Oa, Oz, Ou;
+};
+
+/// The linear model E ẋ = A x + B u, y = C x + D u (E = I) with every name and basis:
+///  * kept coordinates c: every coordinate but the floats (massless coordinates no constraint
+///    touches), which are condensed: δq_f = Fq δq_c + Fz δz + Fu u;
+///  * reduced state x = (ξ, η, z): ξ = N_qᵀ δq_c (N_q orthonormal basis of N(G)), η = N_vᵀ δv_c
+///    (N_v of N([G; H])), z the non-mechanical states; with non-holonomic rows dim ξ > dim η;
+///  * when dampers act between the model and a displaced support, the velocity state is
+///    shifted by the support displacement (x = (ξ, η, z) − B₁ u, see docs/linear-analysis.md §3).
+struct LinearModel {
+  OperatingPoint point;
+  std::vector<std::string> coordinate_names;  ///< all model coordinates
+  std::vector<int> kept, floats;              ///< indices into coordinate_names
+  std::vector<std::string> state_names, input_names, output_names;
+  int n_position = 0, n_velocity = 0, n_states = 0;
+  Mat Nq, Nv;          ///< bases over the kept coordinates (|kept| × n_position, × n_velocity)
+  Mat Fq, Fz, Fu;      ///< float response
+  Mat E, A, B, C, D;
+  Mat A_damping;       ///< the viscous-damping part of A (dropped by disable_damping)
+  Mat B1;              ///< the input-derivative part removed by the state shift (often empty)
+  /// Full-coordinate increments of a state vector (floats included, inputs zero): nq × nx.
+  Mat state_to_q, state_to_v;
+  /// Second-order data over the kept coordinates (for the direct frequency solve and energies).
+  Mat M, K, Dv;        ///< mass, effective stiffness (floats condensed), viscous damping
+  Mat Fu_force, Fv_force;  ///< generalised force per unit input (and per unit input rate)
+  OutputMap outputs;
+  /// True when positions and velocities share one basis and there are no states, so that
+  /// E(f) = K_r − ω² M_r + iω D_r describes the model (direct transfer functions).
+  bool second_order = false;
+  Mat Mr, Kr, Dr;      ///< N_qᵀ M N_q etc. when second_order
+  /// Undamped squared angular frequencies of K_r e = ω² M_r e (holonomic models), ascending.
+  Vec undamped_omega2;
+  Mat undamped_shapes;  ///< their shapes over the kept coordinates (columns, M-normalised)
+};
+
+/// Every input name the model accepts, in documentation order.
+std::vector<std::string> available_inputs(const elements::AssembledModel& model);
+/// Every output name the model accepts.
+std::vector<std::string> available_outputs(const elements::AssembledModel& model);
+
+/// Linearises about a static operating point (v = 0, a = 0). Throws InputError for unknown
+/// input/output names (listing the valid ones), a float whose stiffness is singular (naming it),
+/// a damper on a float, an operating point that is not static; NumericalError for an unstable
+/// equilibrium (naming the mode's dominant coordinate) or a massless velocity direction.
+LinearModel linearize(const elements::AssembledModel& model, const OperatingPoint& point,
+                      const LinearOptions& options = {});
+
+}  // namespace gmbd::analysis

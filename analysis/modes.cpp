@@ -1,0 +1,274 @@
+// Eigen-solution of the state matrix with optional balancing, mode naming by kinetic-energy
+// share, and modal energy distributions per body direction and per element.
+#include "analysis/modes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include <Eigen/Dense>
+
+#include "core/errors.hpp"
+
+namespace gmbd::analysis {
+
+Balancing parse_balancing(const std::string& text) {
+  if (text == "auto" || text == "AUTO") return Balancing::kAuto;
+  if (text == "true" || text == "TRUE") return Balancing::kOn;
+  if (text == "false" || text == "FALSE") return Balancing::kOff;
+  throw InputError("balancing: expected auto, true or false, got '" + text + "'");
+}
+
+const char* balancing_name(Balancing b) {
+  switch (b) {
+    case Balancing::kAuto: return "auto";
+    case Balancing::kOn: return "true";
+    case Balancing::kOff: return "false";
+  }
+  return "auto";
+}
+
+Vec balance(Mat& A) {
+  // Parlett & Reinsch (1969), radix 2 so that the scaling is exact in floating point.
+  const Eigen::Index n = A.rows();
+  Vec d = Vec::Ones(n);
+  bool done = false;
+  for (int sweep = 0; !done && sweep < 200; ++sweep) {
+    done = true;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      double c = 0.0, r = 0.0;
+      for (Eigen::Index j = 0; j < n; ++j) {
+        if (j == i) continue;
+        c += std::abs(A(j, i));
+        r += std::abs(A(i, j));
+      }
+      if (c == 0.0 || r == 0.0) continue;
+      const double s = c + r;
+      double f = 1.0, g = r / 2.0;
+      while (c < g) {
+        f *= 2.0;
+        c *= 4.0;
+      }
+      g = r * 2.0;
+      while (c >= g) {
+        f /= 2.0;
+        c /= 4.0;
+      }
+      if ((c + r) / f < 0.95 * s) {
+        done = false;
+        d(i) *= f;
+        A.row(i) /= f;
+        A.col(i) *= f;
+      }
+    }
+  }
+  return d;
+}
+
+namespace {
+
+using CMatX = Eigen::MatrixXcd;
+
+double rcond_1(const CMatX& V) {
+  if (V.size() == 0) return 1.0;
+  Eigen::PartialPivLU<CMatX> lu(V);
+  const CMatX inv = lu.inverse();
+  auto norm1 = [](const CMatX& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); };
+  const double k = norm1(V) * norm1(inv);
+  return std::isfinite(k) && k > 0.0 ? 1.0 / k : 0.0;
+}
+
+struct EigenPairs {
+  Eigen::VectorXcd values;
+  CMatX vectors;
+};
+
+EigenPairs solve(const Mat& A, bool balanced) {
+  EigenPairs p;
+  if (A.rows() == 0) return p;
+  Mat Ab = A;
+  Vec d = Vec::Ones(A.rows());
+  if (balanced) d = balance(Ab);
+  Eigen::EigenSolver<Mat> es(Ab, true);
+  if (es.info() != Eigen::Success) throw NumericalError(0.0, "modes: the eigen-solver did not converge");
+  p.values = es.eigenvalues();
+  p.vectors = d.cast<std::complex<double>>().asDiagonal() * es.eigenvectors();
+  return p;
+}
+
+/// Scales v so that its largest entry (over `ref`) is 1 (real, positive).
+void normalise(CVecX& ref, CVecX& other) {
+  if (ref.size() == 0) return;
+  Eigen::Index i = 0;
+  ref.cwiseAbs().maxCoeff(&i);
+  const std::complex<double> s = ref(i);
+  if (std::abs(s) == 0.0) return;
+  ref /= s;
+  other /= s;
+}
+
+}  // namespace
+
+ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) {
+  ModalAnalysis out;
+  Mat A = lm.A;
+  if (options.disable_damping && lm.A_damping.size()) A -= lm.A_damping;
+  constexpr double kEps = std::numeric_limits<double>::epsilon();
+  EigenPairs pairs;
+  bool balanced = options.balancing == Balancing::kOn;
+  pairs = solve(A, balanced);
+  out.eigenvector_rcond = rcond_1(pairs.vectors);
+  if (options.balancing == Balancing::kAuto && out.eigenvector_rcond < 500.0 * kEps) {
+    balanced = true;
+    pairs = solve(A, true);
+    out.eigenvector_rcond = rcond_1(pairs.vectors);
+  }
+  out.balancing_used = balanced ? "diagonal (powers of 2)" : "none";
+  const Mat Mfull = [&] {
+    Mat M = Mat::Zero(static_cast<Eigen::Index>(lm.coordinate_names.size()),
+                      static_cast<Eigen::Index>(lm.coordinate_names.size()));
+    for (size_t i = 0; i < lm.kept.size(); ++i)
+      for (size_t j = 0; j < lm.kept.size(); ++j)
+        M(lm.kept[i], lm.kept[j]) = lm.M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    return M;
+  }();
+  for (Eigen::Index k = 0; k < pairs.values.size(); ++k) {
+    const std::complex<double> lambda = pairs.values(k);
+    const double mag = std::abs(lambda);
+    // One of each conjugate pair (EigenSolver returns exact conjugates): keep Im λ ≥ 0.
+    if (lambda.imag() < 0.0) continue;
+    Mode m;
+    m.eigenvalue = std::abs(lambda.imag()) <= 1e-12 * mag ? std::complex<double>(lambda.real(), 0.0) : lambda;
+    if (std::abs(m.eigenvalue.real()) <= 1e-12 * mag) m.eigenvalue.real(0.0);
+    m.frequency_hz = mag / (2.0 * std::numbers::pi);
+    m.damping_ratio = mag > 0.0 ? -m.eigenvalue.real() / mag : 0.0;
+    m.q_factor = m.damping_ratio != 0.0 ? 1.0 / (2.0 * m.damping_ratio)
+                                        : std::numeric_limits<double>::infinity();
+    m.state = pairs.vectors.col(k);
+    m.shape = lm.state_to_q.cast<std::complex<double>>() * m.state;
+    CVecX velocity = lm.state_to_v.cast<std::complex<double>>() * m.state;
+    if (m.shape.cwiseAbs().maxCoeff() > 0.0) {
+      normalise(m.shape, m.state);
+      velocity = lm.state_to_v.cast<std::complex<double>>() * m.state;
+    } else {
+      CVecX dummy;
+      normalise(m.state, dummy);
+    }
+    // Dominant coordinate by kinetic-energy share Re(v̄_j (M v)_j) / vᴴ M v.
+    const CVecX Mv = Mfull.cast<std::complex<double>>() * velocity;
+    const double total = (velocity.conjugate().cwiseProduct(Mv)).real().sum();
+    if (total > 0.0) {
+      Eigen::Index j = 0;
+      const Vec share = velocity.conjugate().cwiseProduct(Mv).real() / total;
+      m.dominant_share = share.maxCoeff(&j);
+      m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
+    } else {
+      Eigen::Index j = 0;
+      m.state.cwiseAbs().maxCoeff(&j);
+      m.dominant = lm.state_names[static_cast<size_t>(j)];
+      m.dominant_share = 1.0;
+    }
+    out.modes.push_back(std::move(m));
+  }
+  // Real eigenvalues appear once each; complex ones once per pair.
+  std::stable_sort(out.modes.begin(), out.modes.end(), [](const Mode& a, const Mode& b) {
+    return a.frequency_hz < b.frequency_hz;
+  });
+  return out;
+}
+
+namespace {
+
+const char* rotation_label(const std::string& coordinate_suffix) {
+  if (coordinate_suffix == "yaw" || coordinate_suffix == "rz" || coordinate_suffix == "theta") return "RZZ";
+  if (coordinate_suffix == "pitch" || coordinate_suffix == "ry") return "RYY";
+  if (coordinate_suffix == "roll" || coordinate_suffix == "rx") return "RXX";
+  return nullptr;
+}
+
+std::string axis_of_label(const char* label) { return std::string(label).substr(1); }
+
+}  // namespace
+
+ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel& lm,
+                       const Mode& mode) {
+  ModeEnergy e;
+  const Eigen::Index n = model.nq();
+  const CVecX& p = mode.shape;
+  Mat M = Mat::Zero(n, n);
+  model.mass_matrix(lm.point.t, lm.point.q, M);
+  const double omega = 2.0 * std::numbers::pi * mode.frequency_hz;
+  // Kinetic: per body, diagonal terms by direction, cross-rotational terms twice.
+  double total = 0.0;
+  for (const auto& b : model.bodies()) {
+    const auto names = b.coordinate_names();
+    std::vector<std::pair<std::string, double>> parts;
+    auto add = [&](const std::string& label, double value) {
+      for (auto& [l, v] : parts)
+        if (l == label) {
+          v += value;
+          return;
+        }
+      parts.emplace_back(label, value);
+    };
+    for (int i = 0; i < b.size(); ++i) {
+      for (int j = i; j < b.size(); ++j) {
+        const double term = (std::conj(p(b.first + i)) * M(b.first + i, b.first + j) * p(b.first + j)).real() *
+                            (i == j ? 1.0 : 2.0);
+        if (term == 0.0) continue;
+        const char* ri = rotation_label(names[static_cast<size_t>(i)]);
+        const char* rj = rotation_label(names[static_cast<size_t>(j)]);
+        std::string label;
+        if (!ri && !rj && i == j) label = names[static_cast<size_t>(i)] == "x" ? "X" : names[static_cast<size_t>(i)] == "y" ? "Y" : "Z";
+        else if (ri && rj && i == j) label = ri;
+        else if (ri && rj) {
+          std::string a = axis_of_label(ri).substr(0, 1), c = axis_of_label(rj).substr(0, 1);
+          if (a > c) std::swap(a, c);
+          label = "R" + a + c;
+        } else label = "cross";
+        add(label, term);
+        total += term;
+      }
+    }
+    for (const auto& [label, value] : parts) e.kinetic.push_back({b.name, label, value});
+  }
+  for (auto& share : e.kinetic) share.fraction = total > 0.0 ? share.fraction / total : 0.0;
+  e.peak_kinetic = 0.5 * omega * omega * total;
+  // Strain: per element ½ p̂ᴴ K_e p̂ with K_e = −∂f_e/∂q + Σ λ∇²g_e (+ its state-force part).
+  double strain_total = 0.0;
+  std::vector<std::pair<std::string, double>> strain;
+  constexpr int kMax = elements::kMaxLocalCoordinates;
+  double lq[kMax], lv[kMax], tq[kMax * kMax], tv[kMax * kMax], lam[elements::kMaxElementRows];
+  for (size_t k = 0; k < model.elements().size(); ++k) {
+    const auto& el = *model.elements()[k];
+    const auto& idx = el.coordinates();
+    const int m = el.local_size();
+    for (int i = 0; i < m; ++i) {
+      lq[i] = lm.point.q(idx[static_cast<size_t>(i)]);
+      lv[i] = 0.0;
+    }
+    std::fill(tq, tq + m * m, 0.0);
+    std::fill(tv, tv + m * m, 0.0);
+    el.add_force_tangents(lm.point.t, lq, lv, tq, tv);
+    for (int i = 0; i < m * m; ++i) tq[i] = -tq[i];
+    if (el.n_holonomic() > 0) {
+      const int row0 = model.first_holonomic_row(static_cast<int>(k));
+      for (int r = 0; r < el.n_holonomic(); ++r) lam[r] = lm.point.lambda(row0 + r);
+      el.add_constraint_curvature(lm.point.t, lq, lam, tq);
+    }
+    std::complex<double> value = 0.0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < m; ++j)
+        value += std::conj(p(idx[static_cast<size_t>(i)])) * tq[i * m + j] * p(idx[static_cast<size_t>(j)]);
+    const double se = 0.5 * value.real();
+    if (se != 0.0) strain.emplace_back(el.name(), se);
+    strain_total += se;
+  }
+  e.strain_total = strain_total;
+  for (const auto& [name, value] : strain)
+    e.strain.push_back({name, "total", strain_total != 0.0 ? value / strain_total : 0.0});
+  return e;
+}
+
+}  // namespace gmbd::analysis
