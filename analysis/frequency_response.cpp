@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "analysis/modes.hpp"
 #include "core/errors.hpp"
 
 namespace gmbd::analysis {
@@ -29,6 +30,33 @@ std::vector<double> frequency_grid(double from, double to, int count) {
   return f;
 }
 
+namespace {
+
+/// Solves (s I − H) X = R in place for upper-Hessenberg H: Gaussian elimination with partial
+/// pivoting between neighbouring rows (the only sub-diagonal entries), then back substitution.
+/// O(n² (1 + columns)) per frequency, backward stable like a full LU.
+bool solve_shifted_hessenberg(const CMatX& H, std::complex<double> s, CMatX& T, CMatX& X) {
+  const Eigen::Index n = H.rows();
+  T = -H;
+  T.diagonal().array() += s;
+  for (Eigen::Index k = 0; k + 1 < n; ++k) {
+    if (std::abs(T(k + 1, k)) > std::abs(T(k, k))) {
+      T.row(k).segment(k, n - k).swap(T.row(k + 1).segment(k, n - k));
+      X.row(k).swap(X.row(k + 1));
+    }
+    if (T(k, k) == 0.0) return false;
+    const std::complex<double> l = T(k + 1, k) / T(k, k);
+    if (l == 0.0) continue;
+    T.row(k + 1).segment(k, n - k) -= l * T.row(k).segment(k, n - k);
+    X.row(k + 1) -= l * X.row(k);
+  }
+  if (T(n - 1, n - 1) == 0.0) return false;
+  T.triangularView<Eigen::Upper>().solveInPlace(X);
+  return true;
+}
+
+}  // namespace
+
 FrequencyResponse state_space_response(const LinearModel& lm, const std::vector<double>& f) {
   FrequencyResponse r;
   r.frequencies = f;
@@ -38,35 +66,25 @@ FrequencyResponse state_space_response(const LinearModel& lm, const std::vector<
     r.H.assign(f.size(), Dc);
     return r;
   }
-  // Modal evaluation when A is diagonalisable with a well-conditioned eigenvector matrix:
-  // H(s) = (C V) diag(1/(s − λ)) (V⁻¹ B) + D.
-  Eigen::EigenSolver<Mat> es(lm.A, true);
-  bool modal = es.info() == Eigen::Success;
-  CMatX CV, WB;
-  Eigen::VectorXcd lambda;
-  if (modal) {
-    const CMatX V = es.eigenvectors();
-    Eigen::PartialPivLU<CMatX> lu(V);
-    const CMatX Vinv = lu.inverse();
-    const double kappa = V.cwiseAbs().colwise().sum().maxCoeff() * Vinv.cwiseAbs().colwise().sum().maxCoeff();
-    modal = std::isfinite(kappa) && kappa < 1e6;
-    CV = lm.C.cast<std::complex<double>>() * V;
-    WB = Vinv * lm.B.cast<std::complex<double>>();
-    lambda = es.eigenvalues();
-  }
-  const CMatX Ac = lm.A.cast<std::complex<double>>();
-  const CMatX Bc = lm.B.cast<std::complex<double>>();
-  const CMatX Cc = lm.C.cast<std::complex<double>>();
+  // A = Q H Qᵀ once; per frequency one Hessenberg solve: C Q (sI − H)⁻¹ Qᵀ B + D.
+  // Balance first (D⁻¹AD with powers of 2: exact): stiff mechanical models have entries from
+  // 1 to ‖K‖/m, and balancing keeps the low-frequency solves at round-off accuracy.
+  Mat Ab = lm.A;
+  const Vec d = balance(Ab);
+  Eigen::HessenbergDecomposition<Mat> hd(Ab);
+  const Mat Q = hd.matrixQ();
+  const CMatX H = Mat(hd.matrixH()).cast<std::complex<double>>();  // zero below the sub-diagonal
+  const CMatX CQ = (lm.C * d.asDiagonal() * Q).cast<std::complex<double>>();
+  const CMatX QtB = (Q.transpose() * d.cwiseInverse().asDiagonal() * lm.B).cast<std::complex<double>>();
+  CMatX T(nx, nx), X(nx, QtB.cols());
   r.H.reserve(f.size());
   for (double fk : f) {
     const std::complex<double> s = 2.0 * std::numbers::pi * fk * kI;
-    if (modal) {
-      const Eigen::VectorXcd g = (s - lambda.array()).inverse().matrix();
-      r.H.push_back(CV * g.asDiagonal() * WB + Dc);
-    } else {
-      const CMatX X = (s * CMatX::Identity(nx, nx) - Ac).partialPivLu().solve(Bc);
-      r.H.push_back(Cc * X + Dc);
-    }
+    X = QtB;
+    if (!solve_shifted_hessenberg(H, s, T, X))
+      throw NumericalError(0.0, "transfer function: sI − A is singular at f = " + std::to_string(fk) +
+                                    " Hz (an eigenvalue of A lies on the imaginary axis there)");
+    r.H.push_back(CQ * X + Dc);
   }
   return r;
 }

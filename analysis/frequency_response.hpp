@@ -19,8 +19,9 @@ struct FrequencyResponse {
 /// `count` points from `from` to `to` Hz, logarithmic when both are positive, else linear.
 std::vector<double> frequency_grid(double from, double to, int count);
 
-/// From the state space. Uses the eigen-decomposition of A when it is well conditioned
-/// (O(n·(ny + nu)) per frequency) and a complex LU per frequency otherwise.
+/// From the state space: A is reduced to Hessenberg form once, then each frequency costs one
+/// O(n²) shifted Hessenberg solve per input. Throws NumericalError when sI − A is singular
+/// (a pole on the imaginary axis exactly at a grid frequency, e.g. f = 0 with a rigid mode).
 FrequencyResponse state_space_response(const LinearModel& lm, const std::vector<double>& f);
 
 /// Directly from the second-order form E(f) = K_r − ω² M_r + iω D_r (holonomic models without

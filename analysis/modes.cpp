@@ -133,14 +133,17 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
         M(lm.kept[i], lm.kept[j]) = lm.M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
     return M;
   }();
+  const double noise = 100.0 * kEps * (A.size() ? A.norm() : 0.0);
   for (Eigen::Index k = 0; k < pairs.values.size(); ++k) {
     const std::complex<double> lambda = pairs.values(k);
     const double mag = std::abs(lambda);
     // One of each conjugate pair (EigenSolver returns exact conjugates): keep Im λ ≥ 0.
     if (lambda.imag() < 0.0) continue;
     Mode m;
-    m.eigenvalue = std::abs(lambda.imag()) <= 1e-12 * mag ? std::complex<double>(lambda.real(), 0.0) : lambda;
-    if (std::abs(m.eigenvalue.real()) <= 1e-12 * mag) m.eigenvalue.real(0.0);
+    m.eigenvalue = lambda;
+    // Real parts at the level of the eigen-solver's backward error (100 ε ‖A‖) are round-off:
+    // an undamped mode is reported with ζ = 0 exactly.
+    if (std::abs(m.eigenvalue.real()) <= noise) m.eigenvalue.real(0.0);
     m.frequency_hz = mag / (2.0 * std::numbers::pi);
     m.damping_ratio = mag > 0.0 ? -m.eigenvalue.real() / mag : 0.0;
     m.q_factor = m.damping_ratio != 0.0 ? 1.0 / (2.0 * m.damping_ratio)
