@@ -399,8 +399,12 @@ class Linearizer {
   // ---- inputs ------------------------------------------------------------------------------
   std::vector<std::string> default_inputs() const {
     std::vector<std::string> in;
-    for (int k = 0; k < model_.dimension(); ++k)
-      in.push_back(std::string(support_allowed(k, nullptr) ? "support." : "ground_accel.") + kAxes[k]);
+    // Support displacement where a rigid support motion is possible and no damper or state
+    // sees its rate (whose output would need the input's derivative); else ground acceleration.
+    for (int k = 0; k < model_.dimension(); ++k) {
+      const bool rate_free = max_abs(t_.Dv * t_.T.col(k)) == 0.0 && max_abs(t_.Zv * t_.T.col(k)) == 0.0;
+      in.push_back(std::string(support_allowed(k, nullptr) && rate_free ? "support." : "ground_accel.") + kAxes[k]);
+    }
     for (const auto& c : model_.coordinates()) in.push_back("force:" + c.name);
     for (const auto& e : model_.element_input_names()) in.push_back(e);
     return in;
@@ -677,7 +681,8 @@ std::vector<std::string> available_inputs(const elements::AssembledModel& model)
   for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("ground_accel.") + kAxes[k]);
   for (const auto& c : model.coordinates()) in.push_back("force:" + c.name);
   for (const auto& p : model.points())
-    for (int k = 0; k < model.dimension(); ++k) in.push_back("force:" + p.name + "." + kAxes[k]);
+    if (p.body >= 0)  // a force on a ground point moves nothing
+      for (int k = 0; k < model.dimension(); ++k) in.push_back("force:" + p.name + "." + kAxes[k]);
   for (const auto& e : model.element_input_names()) in.push_back(e);
   return in;
 }

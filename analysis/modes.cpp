@@ -146,6 +146,7 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
     if (std::abs(m.eigenvalue.real()) <= noise) m.eigenvalue.real(0.0);
     m.frequency_hz = mag / (2.0 * std::numbers::pi);
     m.damping_ratio = mag > 0.0 ? -m.eigenvalue.real() / mag : 0.0;
+    if (m.damping_ratio == 0.0) m.damping_ratio = 0.0;  // no "−0" in tables
     m.q_factor = m.damping_ratio != 0.0 ? 1.0 / (2.0 * m.damping_ratio)
                                         : std::numeric_limits<double>::infinity();
     m.state = pairs.vectors.col(k);

@@ -5,7 +5,7 @@
 #   headers name no directory of the build machine (FORBIDDEN), and no target property of the
 #   exported targets holds an absolute path (everything is relative to ${_IMPORT_PREFIX}).
 # - The internal headers are not installed, and no installed header includes a third-party header
-#   that is private to the library (HDF5, SUNDIALS, yaml-cpp, CLI11) or a header that is not
+#   that is private to the library (HDF5, matio, SUNDIALS, yaml-cpp, CLI11) or a header that is not
 #   installed.
 foreach(var PREFIX FORBIDDEN INTERNAL_HEADERS)
   if(NOT DEFINED ${var})
@@ -63,7 +63,7 @@ foreach(header IN LISTS headers)
   file(STRINGS "${include_root}/${header}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
   foreach(line IN LISTS includes)
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"].*" "\\1" name "${line}")
-    if(name MATCHES "^(hdf5|H5[A-Za-z]*|sundials/|nvector/|sunmatrix/|sunlinsol/|sunnonlinsol/|ida/|cvode/|yaml-cpp/|CLI/)")
+    if(name MATCHES "^(hdf5|H5[A-Za-z]*|matio|sundials/|nvector/|sunmatrix/|sunlinsol/|sunnonlinsol/|ida/|cvode/|yaml-cpp/|CLI/)")
       string(APPEND errors "  ${header} includes the private third-party header <${name}>\n")
     elseif(name MATCHES "^(core|elements|constraints|integrators|models|io|apps|gmbd)/"
            AND NOT EXISTS "${include_root}/${name}")

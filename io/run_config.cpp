@@ -73,7 +73,8 @@ std::string describe(const YAML::Node& node) {
 
 const std::vector<std::string> kSections = {"name",          "description", "model",
                                             "initial",       "integrator",  "stabilization",
-                                            "time",          "output",      "inputs"};
+                                            "time",          "output",      "inputs",
+                                            "linear"};
 const std::vector<std::string> kStabilizationMethods = {"none", "baumgarte", "dsc",
                                                         "dsc+baumgarte"};
 const std::vector<std::string> kDscModes = {"dependent", "all"};
@@ -502,6 +503,40 @@ void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) 
   }
 }
 
+void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) {
+  const auto s = r.section(node, "linear", {"at", "inputs", "outputs", "frequencies", "balancing",
+                                            "disable_damping", "hdf5", "matlab", "mat"});
+  linear.present = true;
+  if (const YAML::Node* n = s.get("at")) linear.at = r.choice(*n, s.child("at"), {"equilibrium", "initial"});
+  auto names = [&](const char* key, std::vector<std::string>& out) {
+    const YAML::Node* n = s.get(key);
+    if (!n) return;
+    if (!n->IsSequence()) r.fail(*n, s.child(key), "expected a list of names, got " + describe(*n));
+    for (size_t i = 0; i < n->size(); ++i)
+      out.push_back(trim(r.string((*n)[i], s.child(key) + "[" + std::to_string(i) + "]", "a name", false)));
+  };
+  names("inputs", linear.inputs);
+  names("outputs", linear.outputs);
+  if (const YAML::Node* n = s.get("frequencies")) {
+    const auto f = r.section(*n, s.child("frequencies"), {"from", "to", "points"});
+    const YAML::Node* from = f.get("from");
+    const YAML::Node* to = f.get("to");
+    if (!from || !to) r.fail(*n, s.child("frequencies"), "expected from, to (Hz) and optionally points");
+    linear.f_from = r.positive(*from, f.child("from"));
+    linear.f_to = r.positive(*to, f.child("to"));
+    if (linear.f_to < linear.f_from)
+      r.fail(*to, f.child("to"), "expected to ≥ from (" + std::to_string(linear.f_from) + " Hz), got " + describe(*to));
+    linear.f_count = 1000;
+    if (const YAML::Node* p = f.get("points"))
+      linear.f_count = static_cast<int>(r.integer(*p, f.child("points"), 1, 10000000));
+  }
+  if (const YAML::Node* n = s.get("balancing")) linear.balancing = r.choice(*n, s.child("balancing"), {"auto", "true", "false"});
+  if (const YAML::Node* n = s.get("disable_damping")) linear.disable_damping = r.boolean(*n, s.child("disable_damping"));
+  if (const YAML::Node* n = s.get("hdf5")) linear.hdf5 = trim(r.string(*n, s.child("hdf5"), "a file name", false));
+  if (const YAML::Node* n = s.get("matlab")) linear.matlab = trim(r.string(*n, s.child("matlab"), "a file name", false));
+  if (const YAML::Node* n = s.get("mat")) linear.mat = trim(r.string(*n, s.child("mat"), "a file name", false));
+}
+
 /// `model: name` and `stabilization: method` are shorthands for {type: name} / {method: …};
 /// rewritten before overrides so that `--set model.parameters.n=3` works on them too.
 void expand_shorthands(YAML::Node& root) {
@@ -676,6 +711,7 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
   }
   if (const YAML::Node* n = top.get("output")) read_output(r, *n, config.output);
   if (const YAML::Node* n = top.get("inputs")) read_inputs(r, *n, config.inputs);
+  if (const YAML::Node* n = top.get("linear")) read_linear(r, *n, config.linear);
 
   YAML::Emitter emitter;
   emitter << root;

@@ -48,6 +48,19 @@ struct OutputConfig {
   int flush_rows = 256;  ///< rows buffered between two flushes to disk (≥ 1)
 };
 
+/// The `linear:` section: what `gmbd linearize RUNFILE` does (docs/linear-analysis.md §9);
+/// command-line options override it.
+struct LinearConfig {
+  bool present = false;
+  std::string at = "equilibrium";  ///< "equilibrium" (solve) or "initial" (must already be one)
+  std::vector<std::string> inputs, outputs;  ///< empty: the defaults
+  double f_from = 0.0, f_to = 0.0;  ///< frequency grid (Hz)
+  int f_count = 0;                  ///< 0: automatic
+  std::string balancing = "auto";   ///< auto | true | false
+  bool disable_damping = false;
+  std::string hdf5, matlab, mat;    ///< output files ("" = default HDF5 name / not written)
+};
+
 /// Overrides of the model's default initial state.
 struct InitialConfig {
   std::vector<std::pair<std::string, double>> q, v;  ///< overrides by coordinate name, file order
@@ -90,6 +103,7 @@ struct RunConfig {
   TimeConfig time;
   OutputConfig output;
   std::vector<InputConfig> inputs;     ///< time-signal inputs, in file order
+  LinearConfig linear;                 ///< the `linear:` section (gmbd linearize)
   std::string base_directory;          ///< directory of the run file (for relative paths)
   std::vector<std::string> overrides;  ///< the "key=value" overrides applied, in order
   std::string effective_yaml;  ///< the tree after overrides, re-emitted (for result metadata)

@@ -9,6 +9,7 @@ PACKAGES=(
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libyaml-cpp-dev
   python3 python3-numpy python3-matplotlib python3-h5py
+  libmatio-dev octave python3-scipy
 )
 
 missing=()

@@ -88,6 +88,31 @@ int run_cli(int argc, char** argv) {
   export_cmd->add_option("file", export_h5, "HDF5 result file")->required()->check(CLI::ExistingFile);
   export_cmd->add_option("-o,--output", export_csv, "CSV path")->required();
 
+  LinearizeArgs lin;
+  auto* lin_cmd = app.add_subcommand(
+      "linearize", "Linearise a model file at its static equilibrium: modes, damping, state space "
+                   "(named inputs/outputs), transfer functions → HDF5, MATLAB, plots");
+  lin_cmd->add_option("file", lin.file, "Model file, or a run file with model: {file: …} (and linear:)")
+      ->required()->check(CLI::ExistingFile);
+  lin_cmd->add_option("--set", lin.overrides,
+                      "Model file: a parameter NAME=VALUE; run file: a run-file key=value (repeatable)");
+  lin_cmd->add_option("--at", lin.at, "Operating point: equilibrium (solve from the initial position; "
+                                      "default) or initial (the initial position must be one)");
+  lin_cmd->add_option("--inputs", lin.inputs, "Comma-separated input names (default: support "
+                                              "displacements or ground accelerations, a force on every "
+                                              "coordinate, element inputs)")->delimiter(',');
+  lin_cmd->add_option("--outputs", lin.outputs, "Comma-separated output names (default: every "
+                                                "coordinate and the support forces)")->delimiter(',');
+  lin_cmd->add_option("--freq", lin.freq, "Frequency grid FROM:TO:N in Hz (log-spaced; default: a "
+                                          "decade around the modes, 1000 points)");
+  lin_cmd->add_option("--balancing", lin.balancing, "Eigen-solution balancing: auto (default), true, false");
+  lin_cmd->add_flag("--disable-damping", lin.disable_damping, "Drop viscous damping for the eigen-solution only");
+  lin_cmd->add_option("-o,--output", lin.hdf5, "HDF5 file (default: <model>_linear.h5)");
+  lin_cmd->add_option("--matlab", lin.matlab, "Also write a MATLAB/Octave .m script");
+  lin_cmd->add_option("--mat", lin.mat, "Also write a MATLAB level-5 .mat file");
+  lin_cmd->add_flag("--plot", lin.plot, "Bode plot and mode-shape charts as PNG (python3-matplotlib)");
+  lin_cmd->add_option("--plot-file", lin.plot_path, "Bode PNG path (default: HDF5 path with .png)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,6 +130,7 @@ int run_cli(int argc, char** argv) {
       return demo_command(demo);
     }
     if (*export_cmd) return export_command(export_h5, export_csv);
+    if (*lin_cmd) return linearize_command(lin);
   } catch (const gmbd::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kInputError;

@@ -1,4 +1,4 @@
-// The gmbd sub-commands (run, drift, info, models, demo, export): argument structs and the
+// The gmbd sub-commands (run, drift, info, models, demo, export, linearize): argument structs and the
 // functions that carry them out. Argument parsing lives in main.cpp; physics in the library.
 #pragma once
 
@@ -52,7 +52,22 @@ struct DemoArgs {
   bool plot = true;
 };
 
+struct LinearizeArgs {
+  std::string file;                  ///< model file, or run file with model: {file: …}
+  std::vector<std::string> overrides;
+  std::string at;                    ///< equilibrium | initial (default: run file, else equilibrium)
+  std::vector<std::string> inputs, outputs;
+  std::string freq;                  ///< FROM:TO:N
+  std::string balancing;             ///< auto | true | false
+  bool disable_damping = false;
+  std::string hdf5, matlab, mat;
+  bool plot = false;
+  std::string plot_path;
+};
+
 int run_command(const RunArgs& args);
+/// gmbd linearize (apps/gmbd/linearize.cpp).
+int linearize_command(const LinearizeArgs& args);
 int drift_command(const DriftArgs& args);
 int info_command(const InfoArgs& args);
 int models_command();

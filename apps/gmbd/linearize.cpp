@@ -1,0 +1,189 @@
+// gmbd linearize: reads a model file (or a run file naming one, with its `linear:` section),
+// runs the library's linear analysis and prints the mode table and where the files are.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "analysis/linear_analysis.hpp"
+#include "apps/gmbd/commands.hpp"
+#include "core/errors.hpp"
+#include "io/linear_results.hpp"
+#include "io/matlab_writer.hpp"
+#include "io/model_builder.hpp"
+#include "io/run_config.hpp"
+
+namespace gmbd::cli {
+namespace fs = std::filesystem;
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+/// A model file has `bodies:`; a run file has `model:`.
+bool is_run_file(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
+  }
+  if (!root.IsMap())
+    throw InputError(path + ": expected a model file (sections bodies, elements, …) or a run file (model: {file: …})");
+  return root["model"].IsDefined() && !root["bodies"].IsDefined();
+}
+
+/// "FROM:TO:N" (Hz).
+void parse_frequencies(const std::string& text, analysis::LinearAnalysisRequest& request) {
+  const auto a = text.find(':');
+  const auto b = text.find(':', a == std::string::npos ? a : a + 1);
+  const std::string expected = "--freq: expected FROM:TO:N (Hz, N points), got '" + text + "'";
+  if (a == std::string::npos || b == std::string::npos) throw InputError(expected);
+  try {
+    size_t used = 0;
+    request.f_from = std::stod(text.substr(0, a), &used);
+    if (used != a) throw InputError(expected);
+    const std::string to = text.substr(a + 1, b - a - 1);
+    request.f_to = std::stod(to, &used);
+    if (used != to.size()) throw InputError(expected);
+    const std::string n = text.substr(b + 1);
+    request.f_count = std::stoi(n, &used);
+    if (used != n.size()) throw InputError(expected);
+  } catch (const std::logic_error&) {
+    throw InputError(expected);
+  }
+  analysis::frequency_grid(request.f_from, request.f_to, request.f_count);  // validates
+}
+
+std::string stem_path(const std::string& file, const std::string& suffix) {
+  return fs::path(file).stem().string() + suffix;
+}
+
+std::string fmt_q(double q) {
+  if (std::isinf(q)) return "inf";
+  return fmt::format("{:.4g}", q);
+}
+
+void print_result(const analysis::LinearAnalysis& r, const elements::AssembledModel& model,
+                  const std::string& label) {
+  const auto& lm = r.model;
+  std::cout << "linearize " << label << " (" << model.type() << ")\n";
+  std::cout << fmt::format("  model             {} coordinates ({} floats), {} holonomic + {} non-holonomic rows, {} states\n",
+                           model.nq(), lm.floats.size(), model.n_holonomic(), model.n_nonholonomic(), model.nz());
+  std::cout << fmt::format("  equilibrium       {} Newton iterations, force residual {:.2e}, constraint residual {:.2e}\n",
+                           r.equilibrium.iterations, r.equilibrium.force_residual, r.equilibrium.constraint_residual);
+  std::cout << fmt::format("  reduced state     {} positions + {} velocities + {} states{}\n", lm.n_position,
+                           lm.n_velocity, lm.n_states,
+                           lm.n_position > lm.n_velocity ? " (non-holonomic: more positions than velocities)" : "");
+  std::cout << fmt::format("  state space       {} states, {} inputs, {} outputs; eigen-solution balancing: {}\n",
+                           lm.A.rows(), lm.B.cols(), lm.C.rows(), r.modal.balancing_used);
+  std::cout << "  modes (ascending; f = |λ|/2π, ζ = −Re λ/|λ|, Q = 1/2ζ, dominant by kinetic energy):\n";
+  std::cout << fmt::format("    {:>4}  {:>13}  {:>10}  {:>10}  {}\n", "#", "f (Hz)", "zeta", "Q", "dominant (share)");
+  int k = 0;
+  for (const auto& m : r.modal.modes) {
+    std::cout << fmt::format("    {:>4}  {:>13.7g}  {:>10.3e}  {:>10}  {} ({:.0f} %)\n", ++k, m.frequency_hz,
+                             m.damping_ratio, fmt_q(m.q_factor), m.dominant, 100.0 * m.dominant_share);
+  }
+  const auto& f = r.response.frequencies;
+  if (!f.empty())
+    std::cout << fmt::format("  transfer funcs    {} points, {:.4g} … {:.4g} Hz{}\n", f.size(), f.front(), f.back(),
+                             r.direct_difference >= 0.0
+                                 ? fmt::format(" (direct E(f) solve agrees to {:.1e})", r.direct_difference)
+                                 : std::string());
+}
+
+}  // namespace
+
+int linearize_command(const LinearizeArgs& args) {
+  analysis::LinearAnalysisRequest request;
+  LinearConfig linear;
+  std::string model_path;
+  std::vector<ParameterChange> changes;
+  if (is_run_file(args.file)) {
+    const RunConfig config = load_run_config(args.file, args.overrides);
+    if (config.model_file.empty())
+      throw InputError(args.file + ": model '" + config.model +
+                       "' is a hand-written catalogue model without exact tangents; linear analysis needs "
+                       "a model file (model: {file: …}), e.g. examples/models/mirror_voltage.yaml");
+    model_path = config.model_file;
+    changes = config.model_changes;
+    linear = config.linear;
+  } else {
+    model_path = args.file;
+    for (const auto& s : args.overrides) {
+      const auto eq = s.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw InputError("--set '" + s + "': expected NAME=VALUE (a model-file parameter)");
+      changes.push_back({s.substr(0, eq), ParameterChange::Kind::kValue, s.substr(eq + 1), "--set"});
+    }
+  }
+  // Command-line options override the run file's linear: section.
+  if (!args.at.empty()) linear.at = args.at;
+  if (!args.inputs.empty()) linear.inputs = args.inputs;
+  if (!args.outputs.empty()) linear.outputs = args.outputs;
+  if (!args.balancing.empty()) linear.balancing = args.balancing;
+  if (args.disable_damping) linear.disable_damping = true;
+  if (!args.hdf5.empty()) linear.hdf5 = args.hdf5;
+  if (!args.matlab.empty()) linear.matlab = args.matlab;
+  if (!args.mat.empty()) linear.mat = args.mat;
+  if (linear.at != "equilibrium" && linear.at != "initial") {
+    if (linear.at.rfind("t=", 0) == 0)
+      throw InputError("--at " + linear.at + ": linearising at a state of a transient is not supported yet; "
+                       "use --at equilibrium (solve) or --at initial (the model file's initial position)");
+    throw InputError("--at: expected equilibrium or initial, got '" + linear.at + "'");
+  }
+  request.solve_equilibrium = linear.at == "equilibrium";
+  request.linear.inputs = linear.inputs;
+  request.linear.outputs = linear.outputs;
+  request.modes.balancing = analysis::parse_balancing(linear.balancing);
+  request.modes.disable_damping = linear.disable_damping;
+  request.f_from = linear.f_from;
+  request.f_to = linear.f_to;
+  request.f_count = linear.f_count;
+  if (!args.freq.empty()) parse_frequencies(args.freq, request);
+
+  const ModelFileSpec spec = load_model_file(model_path, changes);
+  const auto model = build_assembled_model(spec, {}, true);
+  Vec q0 = Vec::Zero(model->nq()), v0 = Vec::Zero(model->nq());
+  model_file_initial_state(spec, *model, q0, v0);
+  const auto result = analysis::run_linear_analysis(*model, q0, Vec::Zero(model->nz()), request);
+  print_result(result, *model, model_path);
+
+  const std::string h5 = linear.hdf5.empty() ? stem_path(model_path, "_linear.h5") : linear.hdf5;
+  LinearFileMetadata meta;
+  meta.model_file = model_path;
+  meta.model_file_text = slurp(model_path);
+  meta.command = "gmbd linearize " + args.file;
+  write_linear_hdf5(h5, *model, result, meta);
+  std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
+  const std::string description = "GaussMBD linear model of " + model_path + " at its static equilibrium";
+  if (!linear.matlab.empty()) {
+    write_matlab_script(linear.matlab, matlab_export(result, description));
+    std::cout << "  matlab            " << fs::absolute(linear.matlab).string() << "\n";
+  }
+  if (!linear.mat.empty()) {
+    write_matlab_mat(linear.mat, matlab_export(result, description));
+    std::cout << "  mat               " << fs::absolute(linear.mat).string() << "\n";
+  }
+  if (args.plot) {
+    fs::path png = args.plot_path.empty() ? fs::path(h5).replace_extension(".png") : fs::path(args.plot_path);
+    fs::path modes = png;
+    modes.replace_filename(png.stem().string() + "_modes.png");
+    if (run_plot_script("plot_linear.py", {h5, png.string(), "--modes", modes.string()})) {
+      std::cout << "  bode plot         " << fs::absolute(png).string() << "\n";
+      std::cout << "  mode shapes       " << fs::absolute(modes).string() << "\n";
+    }
+  }
+  return kOk;
+}
+
+}  // namespace gmbd::cli
