@@ -595,6 +595,7 @@ class Linearizer {
           continue;
         }
       }
+      if (add_element_output(lm, y, name, add_position_row)) continue;
       const auto [head, axis] = split_axis(name);
       if (head == "support_force" && axis >= 0 && axis < model_.dimension()) {
         // Momentum balance: force on the support = −Σ m a_abs + external loads (gravity static).
@@ -612,6 +613,60 @@ class Linearizer {
       throw InputError("linearize: output '" + name + "': unknown output; valid outputs: " + join(valid));
     }
     lm.output_names = names;
+  }
+
+  /// "measure:<element>[.i]" (δs = J_s δq) and "element_force:<element>[.i]" (δF = F_s J_s δq
+  /// + F_ṡ J_s δv: a wire's tension, a spring's force) of force elements with a measure.
+  template <class AddPositionRow>
+  bool add_element_output(LinearModel& lm, Eigen::Index y, const std::string& name,
+                          AddPositionRow&& add_position_row) {
+    const bool is_measure = name.rfind("measure:", 0) == 0;
+    const bool is_force = name.rfind("element_force:", 0) == 0;
+    if (!is_measure && !is_force) return false;
+    std::string target = name.substr(is_measure ? 8 : 14);
+    int component = 0;
+    for (const auto& e : model_.elements()) {
+      const int k = e->measure_size();
+      if (k == 0) continue;
+      std::string base = target;
+      component = 0;
+      if (k > 1) {
+        const auto dot = target.rfind('.');
+        if (dot == std::string::npos) continue;
+        base = target.substr(0, dot);
+        try {
+          component = std::stoi(target.substr(dot + 1));
+        } catch (const std::exception&) {
+          continue;
+        }
+        if (component < 0 || component >= k) continue;
+      }
+      if (e->name() != base) continue;
+      const int m = e->local_size();
+      constexpr int kMax = elements::kMaxLocalCoordinates;
+      double lq[kMax], lv[kMax], sv[6], J[6 * kMax], F[6], Fs[36], Fsd[36];
+      for (int i = 0; i < m; ++i) {
+        lq[i] = point_.q(e->coordinates()[static_cast<size_t>(i)]);
+        lv[i] = point_.v(e->coordinates()[static_cast<size_t>(i)]);
+      }
+      e->measure_tangents(point_.t, lq, lv, sv, J, F, Fs, Fsd);
+      Eigen::RowVectorXd row_q = Eigen::RowVectorXd::Zero(n()), row_v = Eigen::RowVectorXd::Zero(n());
+      for (int i = 0; i < m; ++i) {
+        const int g = e->coordinates()[static_cast<size_t>(i)];
+        if (is_measure) {
+          row_q(g) += J[component * m + i];
+        } else {
+          for (int b = 0; b < k; ++b) {
+            row_q(g) += Fs[component * k + b] * J[b * m + i];
+            row_v(g) += Fsd[component * k + b] * J[b * m + i];
+          }
+        }
+      }
+      add_position_row(y, row_q);
+      for (size_t i = 0; i < lm.kept.size(); ++i) lm.outputs.Ov(y, static_cast<Eigen::Index>(i)) += row_v(lm.kept[i]);
+      return true;
+    }
+    return false;
   }
 
   /// y = Oq N_q ξ + Ov N_v η + Oa N_v η̇ + Oz z + Ou u, η̇ from the state equation.
@@ -698,6 +753,14 @@ std::vector<std::string> available_outputs(const elements::AssembledModel& model
     for (int k = 0; k < model.dimension(); ++k) out.push_back("point:" + b.name + "." + kAxes[k]);
   for (const auto& s : model.states()) out.push_back(s.name);
   for (const auto& r : model.constraint_names()) out.push_back("lambda:" + r);
+  for (const auto& e : model.elements()) {
+    const int k = e->measure_size();
+    for (int i = 0; i < k; ++i) {
+      const std::string suffix = k > 1 ? "." + std::to_string(i) : "";
+      out.push_back("measure:" + e->name() + suffix);
+      out.push_back("element_force:" + e->name() + suffix);
+    }
+  }
   for (int k = 0; k < model.dimension(); ++k) out.push_back(std::string("support_force.") + kAxes[k]);
   return out;
 }

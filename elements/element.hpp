@@ -98,6 +98,16 @@ class Element {
   virtual void add_input_column(int /*k*/, double /*t*/, const double* /*q*/, double* /*df*/,
                                 double* /*dz*/) const {}
 
+  /// Components k of the element's kinematic measure (a force element's length, stretch,
+  /// relative pose); 0 when it has none. Linear outputs "measure:<element>" and
+  /// "element_force:<element>" (wire tensions) use the two functions below.
+  virtual int measure_size() const { return 0; }
+  /// At (t, q, v): the measure s (k), J_s = ∂s/∂q (k × n, row-major), the force law F (k) and
+  /// its derivatives ∂F/∂s, ∂F/∂ṡ (k × k).
+  virtual void measure_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                double* /*s*/, double* /*J*/, double* /*F*/, double* /*Fs*/,
+                                double* /*Fsd*/) const {}
+
   // ---- state correction -------------------------------------------------------------------
   /// Local indices of coordinates whose *rates* this element's non-holonomic rows determine
   /// (they are dependent at velocity level even when independent at position level: a rolling
@@ -333,6 +343,33 @@ class MeasureForceElement : public Element {
           dfdv[i * n + j] -= dv;
         }
       }
+    });
+  }
+
+  int measure_size() const override { return Derived::kMeasure; }
+
+  void measure_tangents(double t, const double* q, const double* v, double* s, double* J,
+                        double* F, double* Fs, double* Fsd) const override {
+    const int n = local_size();
+    constexpr int k = Derived::kMeasure;
+    constexpr bool timed = time_dependent<Derived>();
+    with_dual_size(timed ? n + 1 : n, [&]<int N>() {
+      using D = Dual<double, N>;
+      D qd[N < 6 ? 6 : N];
+      for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
+      D sd[k];
+      self().measure(timed ? D::variable(t, n) : D(t), qd, sd);
+      double sdot[k];
+      for (int m = 0; m < k; ++m) {
+        s[m] = sd[m].v;
+        sdot[m] = timed ? sd[m].d[static_cast<size_t>(n)] : 0.0;
+        for (int i = 0; i < n; ++i) {
+          J[m * n + i] = sd[m].d[static_cast<size_t>(i)];
+          sdot[m] += J[m * n + i] * v[i];
+        }
+      }
+      self().law(t, s, sdot, F);
+      self().law_derivatives(t, s, sdot, Fs, Fsd);
     });
   }
 

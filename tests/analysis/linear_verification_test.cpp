@@ -210,6 +210,22 @@ TEST(LinearBladeWire, DampedModesEqualAHandBuiltTwoMassSystem) {
   const auto dc = analysis::state_space_response(r.model, {0.0});
   EXPECT_NEAR(dc.H[0](0, 0).real(), 1.0, 1e-10);              // payload follows the support
   EXPECT_NEAR(dc.H[0](0, 1).real(), 1 / kb + 1 / kw, 1e-14);  // compliance of the chain
+  // Element outputs: the wire carries a static load on the payload (tension −1 per upward
+  // newton), its length changes by −1/kw; the blade force responds with its damper too.
+  {
+    analysis::LinearOptions o;
+    o.inputs = {"force:payload.z"};
+    o.outputs = {"element_force:wire", "measure:wire", "element_force:blade"};
+    const auto lm = analysis::linearize(*l.model, r.model.point, o);
+    const auto h = analysis::state_space_response(lm, {0.0, 5.0});
+    EXPECT_NEAR(h.H[0](0, 0).real(), -1.0, 1e-10);
+    EXPECT_NEAR(h.H[0](1, 0).real(), -1.0 / kw, 1e-16);
+    // The blade (measure z_tip − z_base, compressed at rest: F < 0) unloads by the same newton.
+    EXPECT_NEAR(h.H[0](2, 0).real(), 1.0, 1e-10);
+    const auto d = analysis::direct_response(lm, {5.0});
+    EXPECT_NEAR(std::abs(h.H[1](2, 0) - d.H[0](2, 0)), 0.0, 1e-10 * std::abs(d.H[0](2, 0)));
+    EXPECT_GT(std::abs(h.H[1](2, 0).imag()), 1e-3);  // the damper's part (c ω δs) is there
+  }
   // disable_damping: the eigen-solution only.
   analysis::ModeOptions undamped;
   undamped.disable_damping = true;
