@@ -160,13 +160,15 @@ class Linearizer {
  public:
   Linearizer(const elements::AssembledModel& model, const OperatingPoint& point,
              const LinearOptions& options)
-      : model_(model), point_(point), options_(options), t_(evaluate(model, point)) {}
+      : model_(model), point_(point), options_(options), t_(evaluate(model, point)),
+        effective_lambda_(point.lambda) {}
 
   LinearModel run() {
     check_operating_point();
     LinearModel lm;
     lm.point = point_;
     lm.coordinate_names = model_.coordinate_names();
+    resolve_degenerate_rows(lm);
     partition_floats(lm);
     const auto inputs = options_.inputs.empty() ? default_inputs() : options_.inputs;
     const auto outputs = options_.outputs.empty() ? default_outputs() : options_.outputs;
@@ -229,9 +231,45 @@ class Linearizer {
     return Eigen::CompleteOrthogonalDecomposition<Mat>(t_.H.transpose()).solve(f);
   }
 
+  // ---- degenerate rows ------------------------------------------------------------------------
+  /// A massless coordinate c that no row touches to first order while a holonomic row i with
+  /// ∇g_i = 0 curves in it (∂²g_i/∂c² ≠ 0) is a dependent helper at a singular point of its
+  /// definition: an RIS ball radius r = |(x_b, y_b)| at the dish centre (g = r² − x_b² − y_b²).
+  /// Its multiplier is the limit of the force balance on c along c (l'Hôpital):
+  /// λ_i = f_c / (∂g_i/∂c) → (∂f_c/∂q_c) / (∂²g_i/∂c²), which also makes the stiffness of c
+  /// vanish; c and row i then drop out (their increments are of second order), while λ_i's
+  /// curvature stiffens the coordinates the row relates (docs/linear-analysis.md §3).
+  void resolve_degenerate_rows(LinearModel& lm) {
+    for (int row = 0; row < model_.n_holonomic(); ++row) {
+      if (max_abs(t_.G.row(row)) != 0.0) continue;
+      Vec unit = Vec::Zero(model_.n_holonomic());
+      unit(row) = 1.0;
+      Mat curvature = Mat::Zero(n(), n());
+      model_.constraint_curvature(point_.t, point_.q, unit, curvature);
+      for (int c = 0; c < n(); ++c) {
+        if (curvature(c, c) == 0.0 || max_abs(t_.M.row(c)) != 0.0 || max_abs(t_.G.col(c)) != 0.0 ||
+            max_abs(t_.H.col(c)) != 0.0)
+          continue;
+        const double lambda = -(t_.K(c, c) - point_.lambda(row) * curvature(c, c)) / curvature(c, c);
+        // t_.K was built with the operating point's λ_row: replace it by the limit value.
+        t_.K += (lambda - point_.lambda(row)) * curvature;
+        effective_lambda_(row) = lambda;
+        lm.dropped.push_back(c);
+        lm.dropped_rows.push_back(row);
+        break;
+      }
+    }
+    lm.effective_lambda = effective_lambda_;
+  }
+
+  bool dropped(const LinearModel& lm, int c) const {
+    return std::find(lm.dropped.begin(), lm.dropped.end(), c) != lm.dropped.end();
+  }
+
   // ---- floats --------------------------------------------------------------------------------
   void partition_floats(LinearModel& lm) const {
     for (int i = 0; i < n(); ++i) {
+      if (dropped(lm, i)) continue;
       const bool massless = max_abs(t_.M.row(i)) == 0.0;
       const bool constrained = max_abs(t_.G.col(i)) != 0.0 || max_abs(t_.H.col(i)) != 0.0;
       (massless && !constrained ? lm.floats : lm.kept).push_back(i);
@@ -527,7 +565,7 @@ class Linearizer {
         if (row(i) == 0.0) continue;
         if (position_of[static_cast<size_t>(i)] >= 0) {
           o.Oq(y, position_of[static_cast<size_t>(i)]) += row(i);
-        } else {
+        } else if (float_of[static_cast<size_t>(i)] >= 0) {
           const auto f = float_of[static_cast<size_t>(i)];
           o.Oq.row(y) += row(i) * lm.Fq.row(f);
           o.Oz.row(y) += row(i) * lm.Fz.row(f);
@@ -536,6 +574,7 @@ class Linearizer {
       }
     };
     auto add_kept_row = [&](Mat& target, Eigen::Index y, int coordinate, const std::string& name) {
+      if (dropped(lm, coordinate)) return;  // a dependent helper: no first-order motion
       if (position_of[static_cast<size_t>(coordinate)] < 0)
         throw InputError("linearize: output '" + name + "': '" +
                          lm.coordinate_names[static_cast<size_t>(coordinate)] +
@@ -723,6 +762,7 @@ class Linearizer {
   const OperatingPoint& point_;
   const LinearOptions& options_;
   Tangents t_;
+  Vec effective_lambda_;
   Mat Kc_, Fzc_, Zqc_, Zz_, Bf_, Bv_, Bz_, Bzv_, Bfc_, Bvc_, Ac_, Minv_NvT_, A_, B0_, B1_;
   bool has_rate_inputs_ = false;
   std::vector<Eigen::Index> rate_dependent_outputs_;

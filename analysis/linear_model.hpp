@@ -45,6 +45,10 @@ struct LinearModel {
   OperatingPoint point;
   std::vector<std::string> coordinate_names;  ///< all model coordinates
   std::vector<int> kept, floats;              ///< indices into coordinate_names
+  /// Dependent helper coordinates at a singular point of their definition (an RIS ball radius at
+  /// its dish centre) and their degenerate rows: no first-order motion (docs/linear-analysis.md).
+  std::vector<int> dropped, dropped_rows;
+  Vec effective_lambda;  ///< λ with the limit multipliers of the degenerate rows
   std::vector<std::string> state_names, input_names, output_names;
   int n_position = 0, n_velocity = 0, n_states = 0;
   Mat Nq, Nv;          ///< bases over the kept coordinates (|kept| × n_position, × n_velocity)

@@ -110,6 +110,34 @@ void normalise(CVecX& ref, CVecX& other) {
 
 }  // namespace
 
+namespace {
+
+/// Undamped second-order models: the shapes of the symmetric problem K e = ω² M e are real
+/// and M-orthogonal even for repeated frequencies, where A's eigenvectors are arbitrary complex
+/// combinations. Used when A has no damping and the mode counts match (frequencies from A).
+void use_symmetric_shapes(const LinearModel& lm, const Mat& A, ModalAnalysis& out) {
+  if (!lm.second_order || lm.undamped_omega2.size() == 0 || lm.A_damping.size() == 0) return;
+  const Mat damping = A - (lm.A - lm.A_damping);
+  if (damping.size() && damping.cwiseAbs().maxCoeff() != 0.0) return;
+  if (out.modes.size() != static_cast<size_t>(lm.undamped_omega2.size())) return;
+  if (lm.undamped_omega2.minCoeff() < 0.0) return;
+  const Eigen::Index n1 = lm.n_position;
+  for (size_t k = 0; k < out.modes.size(); ++k) {
+    Mode& m = out.modes[k];
+    const Vec e = lm.undamped_shapes.col(static_cast<Eigen::Index>(k));  // kept coordinates
+    // Position state ξ = N_qᵀ δq_c; the full shape through state_to_q (floats included).
+    Vec x = Vec::Zero(lm.A.rows());
+    x.head(n1) = lm.Nq.transpose() * e;
+    CVecX shape = (lm.state_to_q * x).cast<std::complex<double>>();
+    CVecX state = x.cast<std::complex<double>>();
+    normalise(shape, state);
+    m.shape = shape;
+    m.state = state;
+  }
+}
+
+}  // namespace
+
 ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) {
   ModalAnalysis out;
   Mat A = lm.A;
@@ -167,6 +195,12 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
       const Vec share = velocity.conjugate().cwiseProduct(Mv).real() / total;
       m.dominant_share = share.maxCoeff(&j);
       m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
+    } else if (m.shape.size() && m.shape.cwiseAbs().maxCoeff() > 0.0) {
+      // No kinetic energy (a zero-frequency drift): the largest displacement names it.
+      Eigen::Index j = 0;
+      const Vec mag2 = m.shape.cwiseAbs2();
+      m.dominant_share = mag2.maxCoeff(&j) / mag2.sum();
+      m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
     } else {
       Eigen::Index j = 0;
       m.state.cwiseAbs().maxCoeff(&j);
@@ -179,6 +213,7 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
   std::stable_sort(out.modes.begin(), out.modes.end(), [](const Mode& a, const Mode& b) {
     return a.frequency_hz < b.frequency_hz;
   });
+  use_symmetric_shapes(lm, A, out);
   return out;
 }
 
@@ -258,7 +293,8 @@ ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel&
     for (int i = 0; i < m * m; ++i) tq[i] = -tq[i];
     if (el.n_holonomic() > 0) {
       const int row0 = model.first_holonomic_row(static_cast<int>(k));
-      for (int r = 0; r < el.n_holonomic(); ++r) lam[r] = lm.point.lambda(row0 + r);
+      const Vec& multipliers = lm.effective_lambda.size() ? lm.effective_lambda : lm.point.lambda;
+      for (int r = 0; r < el.n_holonomic(); ++r) lam[r] = multipliers(row0 + r);
       el.add_constraint_curvature(lm.point.t, lq, lam, tq);
     }
     std::complex<double> value = 0.0;

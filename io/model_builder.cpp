@@ -731,6 +731,13 @@ std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
   return model;
 }
 
+std::unique_ptr<AssembledModel> build_model_for_linear_analysis(const ModelFileSpec& spec) {
+  ModelInputs zero;
+  const auto zero_signal = std::make_shared<const ZeroSignal>();
+  for (const auto& name : model_file_inputs(spec)) zero.signals.emplace_back(name, zero_signal);
+  return build_assembled_model(spec, zero, true);
+}
+
 void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0) {
   auto symbols = spec.parameters.symbols();
   auto fill = [&](const std::vector<std::pair<std::string, SpecField>>& entries, VecRef out,

@@ -30,6 +30,10 @@ std::unique_ptr<elements::AssembledModel> build_assembled_model(const ModelFileS
                                                                  const ModelInputs& inputs = {},
                                                                  bool allow_floats = false);
 
+/// The model as linear analysis sees it: floats allowed, every input signal the file names
+/// (ground accelerations, driven loads) zero — inputs of the linear model are increments.
+std::unique_ptr<elements::AssembledModel> build_model_for_linear_analysis(const ModelFileSpec& spec);
+
 /// Initial state: q from the `initial:` expressions (unnamed coordinates 0), v from
 /// `initial_velocity:`; expressions may use parameters. Throws InputError for an unknown
 /// coordinate name (listing the valid ones). The caller projects onto the constraints.

@@ -152,7 +152,7 @@ int linearize_command(const LinearizeArgs& args) {
   if (!args.freq.empty()) parse_frequencies(args.freq, request);
 
   const ModelFileSpec spec = load_model_file(model_path, changes);
-  const auto model = build_assembled_model(spec, {}, true);
+  const auto model = build_model_for_linear_analysis(spec);
   Vec q0 = Vec::Zero(model->nq()), v0 = Vec::Zero(model->nq());
   model_file_initial_state(spec, *model, q0, v0);
   const auto result = analysis::run_linear_analysis(*model, q0, Vec::Zero(model->nz()), request);

@@ -17,6 +17,10 @@ import numpy as np
 from scipy import signal
 
 
+def fail(message):
+    sys.exit("scipy_state_space.py: " + message)
+
+
 def names(obj, attr):
     """A string-array attribute as a list of str (h5py gives bytes or str depending on its version)."""
     return [n.decode() if isinstance(n, bytes) else str(n) for n in obj.attrs.get(attr, [])]
@@ -30,8 +34,9 @@ def scalar(obj, attr, default=""):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file", nargs="?", default="lin.h5", help="file written by gmbd linearize (default lin.h5)")
-    ap.add_argument("--output", help="output name of the pair to check (default: see pick_pair)")
-    ap.add_argument("--input", help="input name of the pair to check")
+    ap.add_argument("--output", help="output of the pair to check (default: the input's own coordinate for force:X, "
+                    "else the first output that responds)")
+    ap.add_argument("--input", help="input of the pair to check (default: the first input)")
     ap.add_argument("--plot", metavar="PNG", help="write a Bode plot of that pair")
     a = ap.parse_args()
 
@@ -39,25 +44,29 @@ def main():
     try:
         f = h5py.File(a.file, "r")
     except OSError as e:
-        sys.exit("cannot open %s as HDF5: %s" % (a.file, e))
+        fail("cannot open %s as HDF5: %s" % (a.file, e))
     with f:
         if scalar(f, "format") != "gaussmbd-linear":
-            sys.exit("%s is not a gmbd linear-analysis file (root attribute format = %r)"
-                     % (a.file, scalar(f, "format", None)))
-        ss = f["state_space"]
-        # Row-major HDF5 datasets: numpy reads them as the matrices themselves.
-        A, B, C, D, E = (ss[k][:] for k in ("A", "B", "C", "D", "E"))
-        states, inputs, outputs = names(ss, "state_names"), names(ss, "input_names"), names(ss, "output_names")
+            fail("%s is not a gmbd linear-analysis file (root attribute format = %r)"
+                 % (a.file, scalar(f, "format", None)))
+        try:
+            ss = f["state_space"]
+            # Row-major HDF5 datasets: numpy reads them as the matrices themselves.
+            A, B, C, D, E = (ss[k][:] for k in ("A", "B", "C", "D", "E"))
+            states, inputs, outputs = names(ss, "state_names"), names(ss, "input_names"), names(ss, "output_names")
+            # The transfer functions gmbd computed, H[k, i, j] = output i / input j at freq[k] Hz.
+            tf = f["transfer_functions"]
+            freq = tf["frequency_hz"][:]
+            H_file = tf["H_real"][:] + 1j * tf["H_imag"][:]
+            modes_hz = f["modes/frequency_hz"][:]
+        except KeyError as e:
+            fail("%s: missing group or dataset (%s)" % (a.file, e))
         print("model %s, convention: %s" % (scalar(f, "model_type"), scalar(ss, "convention")))
-        # The transfer functions gmbd computed, H[k, i, j] = output i / input j at freq[k] Hz.
-        tf = f["transfer_functions"]
-        freq = tf["frequency_hz"][:]
-        H_file = tf["H_real"][:] + 1j * tf["H_imag"][:]
-        modes_hz = f["modes/frequency_hz"][:]
 
-    # gmbd writes E dx/dt = A x + B u with E = I (a descriptor E would need scipy's dlti tricks).
+    # gmbd writes E dx/dt = A x + B u with E = I; StateSpace has no E (a general one would need
+    # A, B replaced by E^-1 A, E^-1 B first).
     if E.shape != A.shape or not np.allclose(E, np.eye(A.shape[0]), rtol=0, atol=1e-12):
-        sys.exit("%s: E is not the identity; this example handles E = I only" % a.file)
+        fail("%s: E is not the identity; this example handles E = I only" % a.file)
 
     print("states  (%d): %s" % (len(states), ", ".join(states)))
     print("inputs  (%d): %s" % (len(inputs), ", ".join(inputs)))
@@ -67,7 +76,7 @@ def main():
     poles = np.linalg.eigvals(A)
     poles = poles[poles.imag >= 0]                     # drop the conjugates (Im < 0)
     wn = np.abs(poles)                                 # undamped natural frequency, rad/s
-    zeta = np.divide(-poles.real, wn, out=np.zeros_like(wn), where=wn > 0)
+    zeta = np.divide(-poles.real, wn, out=np.zeros_like(wn), where=wn > 0) + 0.0  # + 0.0: no -0
     order = np.argsort(wn)
     print("\npoles (Im >= 0):        f [Hz]       zeta")
     for p, w, z in zip(poles[order], wn[order], zeta[order]):
@@ -93,8 +102,10 @@ def main():
     scale = max(np.abs(H_ref).max(), 1e-300)
     print("scipy.signal.freqresp vs stored H: max |difference| / max |H| = %.3g"
           % (np.abs(H_scipy - H_ref).max() / scale))
-    # freqresp goes through zeros/poles/gain (polynomial roots), which loses digits for larger
-    # models; the resolvent C (sI - A)^-1 B + D evaluated directly is exact to rounding.
+    # freqresp goes through zeros/poles/gain (characteristic polynomial and its roots), which
+    # loses digits as the model grows and for repeated poles (about 1e-8 for a 6-DOF mount with
+    # double frequencies, 1e-11..1e-14 for small models). The resolvent C (sI - A)^-1 B + D
+    # evaluated directly matches the stored H to rounding.
     H_direct = np.array([(C[i] @ np.linalg.solve(1j * wk * np.eye(len(A)) - A, B[:, j])) + D[i, j]
                          for wk in w])
     print("direct C (sI - A)^-1 B + D vs stored H:  max |difference| / max |H| = %.3g"
@@ -111,11 +122,11 @@ def pick_pair(a, outputs, inputs, H):
     """The requested pair; by default the first input and its own output (force:X -> X),
     else the first output that responds to it."""
     if a.output is not None and a.output not in outputs:
-        sys.exit("no output %r; outputs: %s" % (a.output, ", ".join(outputs)))
+        fail("no output %r; outputs: %s" % (a.output, ", ".join(outputs)))
     if a.input is not None and a.input not in inputs:
-        sys.exit("no input %r; inputs: %s" % (a.input, ", ".join(inputs)))
+        fail("no input %r; inputs: %s" % (a.input, ", ".join(inputs)))
     if not outputs or not inputs or H.shape[0] == 0:
-        sys.exit("the file has no transfer functions")
+        fail("the file has no transfer functions")
     j = inputs.index(a.input) if a.input else 0
     if a.output:
         return outputs.index(a.output), j
@@ -127,6 +138,18 @@ def pick_pair(a, outputs, inputs, H):
     return (int(responding[0]) if responding.size else 0), j
 
 
+def phase_deg(h):
+    """Unwrapped phase in degrees. An undamped model's H stays on one line through 0 (real, or
+    imaginary for a velocity output); its phase then only flips by 180 degrees, and unwrapping
+    those exact half turns would drift at random, so it is taken directly, in (-180, 180]."""
+    ref = h[np.argmax(np.abs(h))]
+    rotated = h * np.conj(ref) / max(abs(ref), 1e-300)          # the line turned onto the real axis
+    if np.abs(rotated.imag).max() <= 1e-9 * abs(ref):
+        phase = np.degrees(np.angle(ref)) + np.where(rotated.real < 0, 180.0, 0.0)
+        return phase - 360.0 * np.ceil((phase - 180.0) / 360.0)
+    return np.degrees(np.unwrap(np.angle(h)))
+
+
 def bode_plot(png, freq, H_scipy, H_ref, label):
     import matplotlib
     matplotlib.use("Agg")                              # no display needed
@@ -134,8 +157,8 @@ def bode_plot(png, freq, H_scipy, H_ref, label):
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
     ax1.loglog(freq, np.abs(H_ref), lw=3, alpha=0.4, label="gmbd (stored)")
     ax1.loglog(freq, np.abs(H_scipy), "k--", lw=1, label="scipy.signal.freqresp")
-    ax2.semilogx(freq, np.degrees(np.unwrap(np.angle(H_ref))), lw=3, alpha=0.4)
-    ax2.semilogx(freq, np.degrees(np.unwrap(np.angle(H_scipy))), "k--", lw=1)
+    ax2.semilogx(freq, phase_deg(H_ref), lw=3, alpha=0.4)
+    ax2.semilogx(freq, phase_deg(H_scipy), "k--", lw=1)
     ax1.set_title(label)
     ax1.set_ylabel("|H|")
     ax2.set_ylabel("phase [deg]")
