@@ -12,6 +12,7 @@
 #include "io/expression_signal.hpp"
 #include "io/run_config.hpp"
 #include "elements/body_torque.hpp"
+#include "elements/joint_damper.hpp"
 #include "elements/coincident.hpp"
 #include "elements/distance.hpp"
 #include "elements/applied_force.hpp"
@@ -467,6 +468,18 @@ void read_coordinate_damper(const SpecReader& r, ElementContext& c) {
                                                                    non_negative_or(r, "damping", "N·s/m or N·m·s/rad")));
 }
 
+void read_joint_damper(const SpecReader& r, ElementContext& c) {
+  if (c.spec.dimension != 2) r.fail("type", "a 2-D model (dimension: 2) for joint_damper", "dimension 3");
+  r.allow_only({"a", "b", "c", "damping", "stiffness", "rest_angle"});
+  LocalCoordinates local;
+  const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
+  const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
+  const PointBinding cc = local.bind(c.points.resolve(r, "c"), c.model.bodies(), c.model.ground());
+  c.model.add_element(std::make_unique<elements::JointDamper>(
+      r.entry().name, local, a, b, cc, non_negative_or(r, "stiffness", "N·m/rad"),
+      non_negative_or(r, "damping", "N·m·s/rad"), r.number_or("rest_angle", 0.0)));
+}
+
 void read_rolling_ball(const SpecReader& r, ElementContext& c) {
   if (c.spec.dimension != 2) r.fail("type", "a 2-D model (dimension: 2) for rolling_ball", "dimension 3");
   r.allow_only({"platform", "bottom", "top", "load", "a0", "a1", "a2", "a3", "a4", "R", "b0", "b1",
@@ -586,6 +599,7 @@ const std::vector<std::pair<std::string, ElementReader>>& element_readers() {
       {"point_force", read_point_force},
       {"coordinate_force", read_coordinate_force},
       {"coordinate_damper", read_coordinate_damper},
+      {"joint_damper", read_joint_damper},
       {"body_torque", read_body_torque},
       {"rolling_ball", read_rolling_ball},
       {"voice_coil", read_voice_coil},
