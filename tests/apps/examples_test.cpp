@@ -22,8 +22,10 @@ std::vector<fs::path> example_files() {
   std::vector<fs::path> files;
   const fs::path root = fs::path(GMBD_SOURCE_DIR) / "examples";
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    // examples/models/ holds model files (used by the run files), not run files.
-    if (entry.path().parent_path().filename() == "models") continue;
+    // examples/models/ holds model files (used by the run files), not run files; the files of
+    // examples/linear/ are for gmbd linearize (checked below).
+    const auto folder = entry.path().parent_path().filename();
+    if (folder == "models" || folder == "linear") continue;
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -59,6 +61,25 @@ TEST(Examples, EveryExampleRunsAFewOutputIntervals) {
     EXPECT_NE(r.output.find("completed"), std::string::npos) << r.output;
     EXPECT_TRUE(fs::exists(h5)) << h5;
   }
+  fs::remove_all(dir);
+}
+
+TEST(Examples, EveryLinearExampleLinearizes) {
+  const fs::path root = fs::path(GMBD_SOURCE_DIR) / "examples" / "linear";
+  const fs::path dir = fs::temp_directory_path() / "gmbd_linear_examples_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Result r = run_command("cd '" + dir.string() + "' && '" GMBD_EXE "' linearize '" +
+                                 entry.path().string() + "' -o out.h5");
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("modes (ascending"), std::string::npos) << r.output;
+    ++count;
+  }
+  EXPECT_GE(count, 3);
   fs::remove_all(dir);
 }
 
