@@ -47,6 +47,20 @@ LinearAnalysis run_linear_analysis(const elements::AssembledModel& model, CVec q
   point.v = Vec::Zero(model.nq());
   point.z = out.equilibrium.z;
   point.lambda = out.equilibrium.lambda;
+  Equilibrium eq = std::move(out.equilibrium);
+  out = linear_analysis_at(model, point, request);
+  out.equilibrium = std::move(eq);
+  out.operating_point = "static equilibrium";
+  return out;
+}
+
+LinearAnalysis linear_analysis_at(const elements::AssembledModel& model, const OperatingPoint& point,
+                                  const LinearAnalysisRequest& request) {
+  LinearAnalysis out;
+  out.equilibrium.q = point.q;
+  out.equilibrium.z = point.z;
+  out.equilibrium.lambda = point.lambda;
+  out.operating_point = "state of a transient at t = " + std::to_string(point.t) + " s";
   out.model = linearize(model, point, request.linear);
   out.modal = modal_analysis(out.model, request.modes);
   for (const auto& m : out.modal.modes) out.energies.push_back(mode_energy(model, out.model, m));

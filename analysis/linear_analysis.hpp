@@ -34,9 +34,15 @@ struct LinearAnalysis {
   /// "state space" always; the direct E(f) solve is computed too for second-order models and
   /// its largest relative difference reported (a built-in cross-check).
   double direct_difference = -1.0;
+  std::string operating_point;  ///< "static equilibrium" or "state of a transient at t = …"
 };
 
 LinearAnalysis run_linear_analysis(const elements::AssembledModel& model, CVec q_start,
                                    CVec z_start, const LinearAnalysisRequest& request);
+
+/// The same about a given operating point (a state of a transient: v ≠ 0 allowed for models
+/// with holonomic rows only; `equilibrium` of the result then holds that state, 0 iterations).
+LinearAnalysis linear_analysis_at(const elements::AssembledModel& model, const OperatingPoint& point,
+                                  const LinearAnalysisRequest& request);
 
 }  // namespace gmbd::analysis

@@ -87,7 +87,48 @@ std::string basis_name(const Mat& N, Eigen::Index k, const std::vector<std::stri
 struct Tangents {
   Mat M, K, Dv, G, H, Fz, Zq, Zv, Zz, T;
   Vec mu;  // non-holonomic multipliers at the point
+  /// A moving state (v ≠ 0): the acceleration and multipliers of its KKT solve, and the
+  /// tangents of the velocity rows (Cq = ∂(G v + g_t)/∂q) and of the bias (Bq, Bv).
+  bool moving = false;
+  Vec a0, lambda;
+  Mat Cq, Bq, Bv;
 };
+
+bool is_moving(const OperatingPoint& p) { return p.v.size() && p.v.cwiseAbs().maxCoeff() > 0.0; }
+
+/// At a moving state: a0, λ0 from the KKT solve (M a + Gᵀλ = f, G a = b), then
+/// K = −∂f/∂q + Σλ∇²g + ∂(M a0)/∂q, and Bq = ∂b/∂q − ∂(G a0)/∂q, Bv = ∂b/∂v, Cq.
+void add_motion_terms(const elements::AssembledModel& model, const OperatingPoint& p, const Mat& dfdq,
+                      Tangents& t) {
+  const int n = model.nq(), nh = model.n_holonomic();
+  Vec f = Vec::Zero(n), b = Vec::Zero(nh);
+  model.forces(p.t, p.q, p.v, p.z, f);
+  model.holonomic_bias(p.t, p.q, p.v, b);
+  Mat kkt = Mat::Zero(n + nh, n + nh);
+  kkt.topLeftCorner(n, n) = t.M;
+  kkt.topRightCorner(n, nh) = t.G.transpose();
+  kkt.bottomLeftCorner(nh, n) = t.G;
+  Vec rhs(n + nh);
+  rhs << f, b;
+  const Vec sol = Eigen::CompleteOrthogonalDecomposition<Mat>(kkt).solve(rhs);
+  t.a0 = sol.head(n);
+  t.lambda = sol.tail(nh);
+  Mat curvature = Mat::Zero(n, n), mass = Mat::Zero(n, n);
+  model.constraint_curvature(p.t, p.q, t.lambda, curvature);
+  model.mass_product_tangent(p.q, t.a0, mass);
+  t.K = -dfdq + curvature + mass;  // dfdq already holds the state forces' part
+  t.Cq = Mat::Zero(nh, n);
+  t.Bq = Mat::Zero(nh, n);
+  t.Bv = Mat::Zero(nh, n);
+  model.bias_tangents(p.t, p.q, p.v, t.Cq, t.Bq, t.Bv);
+  for (int i = 0; i < nh; ++i) {  // ∂(G a0)/∂q, row i = (∇²g_i a0)ᵀ
+    Vec unit = Vec::Zero(nh);
+    unit(i) = 1.0;
+    Mat hess = Mat::Zero(n, n);
+    model.constraint_curvature(p.t, p.q, unit, hess);
+    t.Bq.row(i) -= (hess * t.a0).transpose();
+  }
+}
 
 Tangents evaluate(const elements::AssembledModel& model, const OperatingPoint& p) {
   const int n = model.nq(), nh = model.n_holonomic(), nn = model.n_nonholonomic(), nz = model.nz();
@@ -110,6 +151,9 @@ Tangents evaluate(const elements::AssembledModel& model, const OperatingPoint& p
   t.H = Mat::Zero(nn, n);
   model.nonholonomic_jacobian(p.t, p.q, t.H);
   t.T = model.translation_map();
+  t.lambda = p.lambda;
+  t.moving = is_moving(p) && nn == 0;
+  if (t.moving) add_motion_terms(model, p, dfdq, t);
   return t;
 }
 
@@ -161,7 +205,7 @@ class Linearizer {
   Linearizer(const elements::AssembledModel& model, const OperatingPoint& point,
              const LinearOptions& options)
       : model_(model), point_(point), options_(options), t_(evaluate(model, point)),
-        effective_lambda_(point.lambda) {}
+        effective_lambda_(t_.lambda) {}
 
   LinearModel run() {
     check_operating_point();
@@ -192,16 +236,10 @@ class Linearizer {
     if (point_.q.size() != n || point_.v.size() != n || point_.z.size() != model_.nz() ||
         point_.lambda.size() != model_.n_holonomic())
       throw InputError("linearize: the operating point has the wrong size");
-    const double vmax = point_.v.size() ? point_.v.lpNorm<Eigen::Infinity>() : 0.0;
-    if (vmax > 0.0) {
-      Eigen::Index i = 0;
-      point_.v.cwiseAbs().maxCoeff(&i);
-      throw InputError("linearize: the operating point moves (rate of '" +
-                       model_.coordinates()[static_cast<size_t>(i)].name + "' = " +
-                       std::to_string(point_.v(i)) +
-                       "); linearisation about a moving state of a transient is not supported "
-                       "yet: linearise at an equilibrium");
-    }
+    if (is_moving(point_) && model_.n_nonholonomic() > 0)
+      throw InputError("linearize: the operating point moves and the model has non-holonomic rows ('" +
+                       model_.constraint_name(model_.n_holonomic()) +
+                       "'): their tangents at a moving state are not available; linearise at rest");
     // Non-holonomic reaction forces at the point would need ∂(Hᵀμ)/∂q, which the elements do
     // not provide: refuse rather than drop the term.
     if (model_.n_nonholonomic() > 0) {
@@ -250,9 +288,9 @@ class Linearizer {
         if (curvature(c, c) == 0.0 || max_abs(t_.M.row(c)) != 0.0 || max_abs(t_.G.col(c)) != 0.0 ||
             max_abs(t_.H.col(c)) != 0.0)
           continue;
-        const double lambda = -(t_.K(c, c) - point_.lambda(row) * curvature(c, c)) / curvature(c, c);
+        const double lambda = -(t_.K(c, c) - t_.lambda(row) * curvature(c, c)) / curvature(c, c);
         // t_.K was built with the operating point's λ_row: replace it by the limit value.
-        t_.K += (lambda - point_.lambda(row)) * curvature;
+        t_.K += (lambda - t_.lambda(row)) * curvature;
         effective_lambda_(row) = lambda;
         lm.dropped.push_back(c);
         lm.dropped_rows.push_back(row);
@@ -397,6 +435,15 @@ class Linearizer {
     B0.block(n1 + n2, 0, nz, nu) = Bz_;
     B1.block(n1, 0, n2, nu) = Minv_NvT_ * Bvc_;
     B1.block(n1 + n2, 0, nz, nu) = Bzv_;
+    // Maps of the state to the kept coordinates' δq, δv, δa (and of the inputs to δa).
+    pos_x_ = Mat::Zero(static_cast<Eigen::Index>(lm.kept.size()), nx);
+    pos_x_.leftCols(n1) = lm.Nq;
+    vel_x_ = Mat::Zero(static_cast<Eigen::Index>(lm.kept.size()), nx);
+    vel_x_.middleCols(n1, n2) = lm.Nv;
+    if (t_.moving) add_motion(lm, A, B0);
+    acc_x_ = t_.moving ? acc_x_ : Mat(lm.Nv * A.middleRows(n1, n2));
+    acc_u_ = t_.moving ? acc_u_ : Mat(lm.Nv * B0.middleRows(n1, n2));
+    acc_u1_ = lm.Nv * B1.middleRows(n1, n2);
     // ẋ = A x + B0 u + B1 u̇: with w = x − B1 u, ẇ = A w + (B0 + A B1) u (exact).
     has_rate_inputs_ = max_abs(B1) > 0.0;
     lm.A = A;
@@ -420,18 +467,57 @@ class Linearizer {
       lm.state_to_q.row(lm.floats[i]).head(n1) = lm.Fq.row(static_cast<Eigen::Index>(i)) * lm.Nq;
       lm.state_to_q.row(lm.floats[i]).tail(nz) = lm.Fz.row(static_cast<Eigen::Index>(i));
     }
-    lm.second_order = nz == 0 && n1 == n2 && max_abs(lm.Nq - lm.Nv) == 0.0;
+    lm.state_to_v.setZero();
+    for (size_t i = 0; i < lm.kept.size(); ++i) lm.state_to_v.row(lm.kept[i]) = vel_x_.row(static_cast<Eigen::Index>(i));
+    lm.second_order = !t_.moving && nz == 0 && n1 == n2 && max_abs(lm.Nq - lm.Nv) == 0.0;
     if (lm.second_order) {
       lm.Mr = lm.Nq.transpose() * lm.M * lm.Nq;
       lm.Kr = lm.Nq.transpose() * lm.K * lm.Nq;
       lm.Dr = lm.Nq.transpose() * lm.Dv * lm.Nq;
     }
-    if (nz == 0 && n1 == n2 && n1 > 0 && max_abs(lm.Nq - lm.Nv) == 0.0) {
+    if (lm.second_order && n1 > 0) {
       const Mat Ks = 0.5 * (lm.Kr + lm.Kr.transpose());
       Eigen::GeneralizedSelfAdjointEigenSolver<Mat> es(Ks, lm.Mr);
       lm.undamped_omega2 = es.eigenvalues();
       lm.undamped_shapes = lm.Nq * es.eigenvectors();
     }
+  }
+
+  /// A moving state (holonomic rows only, no floats): δv = N_v η + V_q δq with V_q = −G⁺ C_q
+  /// (the velocity rows G v + g_t = 0 linearised), and δa, δλ from the linearised KKT system
+  ///   M δa + Gᵀ δλ = −K δq − D δv + F_z δz + B_f u,   G δa = B_q δq + B_v δv
+  /// (K including ∂(M a0)/∂q, B_q including −∂(G a0)/∂q; docs/linear-analysis.md §3).
+  void add_motion(LinearModel& lm, Mat& A, Mat& B0) {
+    if (!lm.floats.empty())
+      throw InputError("linearize: floats cannot be linearised at a moving state ('" +
+                       lm.coordinate_names[static_cast<size_t>(lm.floats[0])] + "')");
+    const auto& c = lm.kept;
+    const Eigen::Index nc = static_cast<Eigen::Index>(c.size()), n1 = lm.n_position, n2 = lm.n_velocity,
+                       nz = lm.n_states, nx = n1 + n2 + nz;
+    const Mat Gc = select_cols(t_.G, c);
+    const Eigen::Index nh = Gc.rows();
+    const Mat Vq = nh ? Mat(-Eigen::CompleteOrthogonalDecomposition<Mat>(Gc).pseudoInverse() * select_cols(t_.Cq, c))
+                      : Mat::Zero(nc, nc);
+    vel_x_.leftCols(n1) = Vq * lm.Nq;
+    Mat kkt = Mat::Zero(nc + nh, nc + nh);
+    kkt.topLeftCorner(nc, nc) = lm.M;
+    kkt.topRightCorner(nc, nh) = Gc.transpose();
+    kkt.bottomLeftCorner(nh, nc) = Gc;
+    Mat zx = Mat::Zero(nz, nx);
+    zx.rightCols(nz).setIdentity();
+    Mat rhs_x(nc + nh, nx), rhs_u = Mat::Zero(nc + nh, static_cast<Eigen::Index>(lm.input_names.size()));
+    rhs_x.topRows(nc) = -lm.K * pos_x_ - lm.Dv * vel_x_ + Fzc_ * zx;
+    rhs_x.bottomRows(nh) = select_cols(t_.Bq, c) * pos_x_ + select_cols(t_.Bv, c) * vel_x_;
+    rhs_u.topRows(nc) = Bfc_;
+    if (max_abs(Bvc_) > 0.0)
+      throw InputError("linearize: support displacement inputs at a moving state are not supported; use ground_accel");
+    const Eigen::CompleteOrthogonalDecomposition<Mat> solver(kkt);
+    acc_x_ = solver.solve(rhs_x).topRows(nc);
+    acc_u_ = solver.solve(rhs_u).topRows(nc);
+    A.topRows(n1) = lm.Nq.transpose() * vel_x_;
+    A.middleRows(n1, n2) = lm.Nv.transpose() * acc_x_;
+    A.block(n1 + n2, 0, nz, n1) = Zqc_ * lm.Nq + select_cols(t_.Zv, c) * vel_x_.leftCols(n1);
+    B0.middleRows(n1, n2) = lm.Nv.transpose() * acc_u_;
   }
 
   // ---- inputs ------------------------------------------------------------------------------
@@ -711,19 +797,13 @@ class Linearizer {
   /// y = Oq N_q ξ + Ov N_v η + Oa N_v η̇ + Oz z + Ou u, η̇ from the state equation.
   void assemble_output_matrices(LinearModel& lm) {
     const auto& o = lm.outputs;
-    const Eigen::Index n1 = lm.n_position, n2 = lm.n_velocity, nz = lm.n_states;
-    const Eigen::Index nx = n1 + n2 + nz;
-    const Eigen::Index ny = static_cast<Eigen::Index>(lm.output_names.size());
-    Mat C = Mat::Zero(ny, nx);
-    C.leftCols(n1) += o.Oq * lm.Nq;
-    C.middleCols(n1, n2) += o.Ov * lm.Nv;
+    const Eigen::Index nz = lm.n_states;
+    Mat C = o.Oq * pos_x_ + o.Ov * vel_x_ + o.Oa * acc_x_;
     C.rightCols(nz) += o.Oz;
-    const Mat acc = o.Oa * lm.Nv;  // ny × n2, times η̇ = A_η x + B0_η u + B1_η u̇
-    C += acc * A_.middleRows(n1, n2);
-    Mat D = o.Ou + acc * B0_.middleRows(n1, n2);
+    Mat D = o.Ou + o.Oa * acc_u_;
     if (has_rate_inputs_) {
       // The derivative part must not reach an output (it would need u̇): outputs through δa.
-      const Mat leak = acc * B1_.middleRows(n1, n2);
+      const Mat leak = o.Oa * acc_u1_;
       if (max_abs(leak) > 0.0) {
         Eigen::Index y = 0, u = 0;
         leak.cwiseAbs().maxCoeff(&y, &u);
@@ -764,6 +844,7 @@ class Linearizer {
   Tangents t_;
   Vec effective_lambda_;
   Mat Kc_, Fzc_, Zqc_, Zz_, Bf_, Bv_, Bz_, Bzv_, Bfc_, Bvc_, Ac_, Minv_NvT_, A_, B0_, B1_;
+  Mat pos_x_, vel_x_, acc_x_, acc_u_, acc_u1_;
   bool has_rate_inputs_ = false;
   std::vector<Eigen::Index> rate_dependent_outputs_;
 };

@@ -542,6 +542,53 @@ void AssembledModel::state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfd
   }
 }
 
+void AssembledModel::mass_product_tangent(CVec q, CVec a, MatRef out) const {
+  for (const auto& b : bodies_) {
+    if (b.kind != BodyKind::kSpatial) continue;  // constant mass blocks otherwise
+    for (int j = 0; j < 3; ++j) {
+      using D = Dual<double, 1>;
+      D angle[3];
+      for (int i = 0; i < 3; ++i) angle[i] = D(q(b.first + 3 + i));
+      angle[j].d[0] = 1.0;
+      const Mat3<D> w = body_rate_matrix(b.sequence, angle[0], angle[1], angle[2]);
+      Mat3<D> inertia;
+      for (size_t i = 0; i < 9; ++i) inertia.m[i] = D(b.inertia.m[i]);
+      const Vec3<D> alpha{D(a(b.first + 3)), D(a(b.first + 4)), D(a(b.first + 5))};
+      const Vec3<D> r = w.transpose_times(inertia * (w * alpha));  // W_bᵀ I W_b α
+      out(b.first + 3, b.first + 3 + j) += r.x.d[0];
+      out(b.first + 4, b.first + 3 + j) += r.y.d[0];
+      out(b.first + 5, b.first + 3 + j) += r.z.d[0];
+    }
+  }
+}
+
+void AssembledModel::bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, MatRef dbdq,
+                                   MatRef dbdv) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  double c[kMaxElementRows * kMaxLocalCoordinates], bq[kMaxElementRows * kMaxLocalCoordinates],
+      bv[kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    const int rows = slots_[k].rows;
+    if (rows == 0) continue;
+    const int n = e.local_size();
+    gather(e, q, lq);
+    gather(e, v, lv);
+    std::fill(c, c + rows * n, 0.0);
+    std::fill(bq, bq + rows * n, 0.0);
+    std::fill(bv, bv + rows * n, 0.0);
+    e.add_bias_tangents(t, lq, lv, c, bq, bv);
+    const int row0 = slots_[k].holonomic_row;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < n; ++i) {
+        const int gi = e.coordinates()[static_cast<size_t>(i)];
+        dgdot_dq(row0 + r, gi) += c[r * n + i];
+        dbdq(row0 + r, gi) += bq[r * n + i];
+        dbdv(row0 + r, gi) += bv[r * n + i];
+      }
+  }
+}
+
 std::vector<std::string> AssembledModel::element_input_names() const {
   std::vector<std::string> names;
   for (const auto& e : elements_)

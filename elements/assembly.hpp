@@ -108,6 +108,11 @@ class AssembledModel final : public Model {
   /// ∂ż/∂z (nz × nz). Throws InputError naming an element whose states have no exact tangents.
   void state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfdq, MatRef dfdz, MatRef dzdq,
                       MatRef dzdv, MatRef dzdz) const;
+  /// ∂(M(q) a)/∂q for a fixed a (nq × nq, added): spatial bodies' W_bᵀ I W_b by duals.
+  void mass_product_tangent(CVec q, CVec a, MatRef out) const;
+  /// Tangents of the holonomic rows at a moving state: ∂(G v + g_t)/∂q, ∂b/∂q, ∂b/∂v
+  /// (n_holonomic × nq each, added).
+  void bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, MatRef dbdq, MatRef dbdv) const;
   /// Inputs elements offer to linear analysis, "<element>.<input>" (voice-coil voltages).
   std::vector<std::string> element_input_names() const;
   /// Column k (index into element_input_names()) of ∂f/∂u (nq) and ∂ż/∂u (nz), added.

@@ -50,6 +50,15 @@ class Element {
   /// Σ_i λ_i ∇²g_i (n × n, added into H).
   virtual void add_constraint_curvature(double /*t*/, const double* /*q*/,
                                         const double* /*lambda*/, double* /*H*/) const {}
+  /// Tangents of the velocity-level row ġ = G v + g_t and of the bias b at a moving state
+  /// (linearisation about a transient): adds ∂ġ/∂q, ∂b/∂q and ∂b/∂v (rows × n, row-major).
+  /// Elements with holonomic rows that do not override this cannot be linearised in motion.
+  virtual void add_bias_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                 double* /*dgdot_dq*/, double* /*dbdq*/, double* /*dbdv*/) const {
+    if (n_holonomic() > 0)
+      throw InputError("element '" + name_ + "' (" + type() +
+                       "): no exact bias tangents, so it cannot be linearised at a moving state");
+  }
   /// h(t, q, v) = H(t, q) v + h₀(t, q); H = ∂h/∂v; b = −(∂h/∂q v + ∂h/∂t).
   virtual void nonholonomic(double /*t*/, const double* /*q*/, const double* /*v*/,
                             double* /*h*/) const {}
@@ -215,6 +224,43 @@ class HolonomicElement : public Element {
     D2 g[Derived::kRows];
     self().constraint(td, qd, g);
     for (int r = 0; r < Derived::kRows; ++r) b[r] = -g[r].d[0].d[0];
+  }
+
+  /// Third-order duals: an outer dual over q (or v) around the hyper-dual of the bias, so that
+  /// ∂/∂q_j of g, dg/ds and d²g/ds² along (1, v) come out of one evaluation per direction set.
+  void add_bias_tangents(double t, const double* q, const double* v, double* dgdot_dq,
+                         double* dbdq, double* dbdv) const override {
+    const int n = local_size();
+    with_dual_size(n, [&]<int N>() {
+      using D2 = Dual<Dual<double, 1>, 1>;
+      using D3 = Dual<D2, N>;
+      for (int pass = 0; pass < 2; ++pass) {  // 0: ∂/∂q, 1: ∂/∂v
+        D3 qd[kMaxLocalCoordinates];
+        for (int i = 0; i < n; ++i) {
+          qd[i] = D3(seed_along(q[i], v[i]));
+          D2 unit;  // ∂(q_i + s v_i)/∂q_i = 1; ∂/∂v_i = s (first-order parts only)
+          if (pass == 0) {
+            unit.v.v = 1.0;
+          } else {
+            unit.v.d[0] = 1.0;
+            unit.d[0].v = 1.0;
+          }
+          qd[i].d[static_cast<size_t>(i)] = unit;
+        }
+        D3 g[Derived::kRows];
+        self().constraint(D3(seed_along(t, 1.0)), qd, g);
+        for (int r = 0; r < Derived::kRows; ++r)
+          for (int j = 0; j < n; ++j) {
+            const D2& d = g[r].d[static_cast<size_t>(j)];
+            if (pass == 0) {
+              dgdot_dq[r * n + j] += d.v.d[0];
+              dbdq[r * n + j] -= d.d[0].d[0];
+            } else {
+              dbdv[r * n + j] -= d.d[0].d[0];
+            }
+          }
+      }
+    });
   }
 
   void add_constraint_curvature(double t, const double* q, const double* lambda,

@@ -208,7 +208,9 @@ void write_linear_hdf5(const std::string& path, const elements::AssembledModel& 
     f.number(g.get(), "iterations", r.equilibrium.iterations);
     f.number(g.get(), "force_residual", r.equilibrium.force_residual);
     f.number(g.get(), "constraint_residual", r.equilibrium.constraint_residual);
-    f.text(g.get(), "kind", "static equilibrium");
+    f.text(g.get(), "kind", r.operating_point.empty() ? "static equilibrium" : r.operating_point);
+    Handle v = f.vector(g.get(), "v", op.v);
+    f.names(v.get(), "names", coordinates);
     Handle q = f.vector(g.get(), "q", op.q);
     f.names(q.get(), "names", coordinates);
     std::vector<std::string> holonomic;

@@ -507,7 +507,15 @@ void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) 
   const auto s = r.section(node, "linear", {"at", "inputs", "outputs", "frequencies", "balancing",
                                             "disable_damping", "hdf5", "matlab", "mat"});
   linear.present = true;
-  if (const YAML::Node* n = s.get("at")) linear.at = r.choice(*n, s.child("at"), {"equilibrium", "initial"});
+  if (const YAML::Node* n = s.get("at")) {
+    linear.at = trim(r.string(*n, s.child("at"), "equilibrium, initial or t=T (s)", false));
+    bool ok = linear.at == "equilibrium" || linear.at == "initial";
+    if (!ok && linear.at.rfind("t=", 0) == 0) {
+      const double t = evaluate_expression(linear.at.substr(2));
+      ok = std::isfinite(t);
+    }
+    if (!ok) r.fail(*n, s.child("at"), "expected equilibrium, initial or t=T (a time in s), got " + describe(*n));
+  }
   auto names = [&](const char* key, std::vector<std::string>& out) {
     const YAML::Node* n = s.get(key);
     if (!n) return;

@@ -52,7 +52,8 @@ struct OutputConfig {
 /// command-line options override it.
 struct LinearConfig {
   bool present = false;
-  std::string at = "equilibrium";  ///< "equilibrium" (solve) or "initial" (must already be one)
+  /// "equilibrium" (solve), "initial" (must already be one) or "t=T" (run to T, linearise there)
+  std::string at = "equilibrium";
   std::vector<std::string> inputs, outputs;  ///< empty: the defaults
   double f_from = 0.0, f_to = 0.0;  ///< frequency grid (Hz)
   int f_count = 0;                  ///< 0: automatic

@@ -17,6 +17,9 @@
 #include "io/matlab_writer.hpp"
 #include "io/model_builder.hpp"
 #include "io/run_config.hpp"
+#include "io/simulation.hpp"
+
+#include <spdlog/spdlog.h>
 
 namespace gmbd::cli {
 namespace fs = std::filesystem;
@@ -103,6 +106,49 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
 
 }  // namespace
 
+namespace {
+
+int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, const analysis::LinearAnalysis& result,
+                     const elements::AssembledModel& model, const std::string& model_path);
+
+/// --at t=T: run the run file to T (its integrator, stabilisation, inputs), then linearise
+/// about the state reached (velocity terms included; docs/linear-analysis.md §3).
+int linearize_transient(const LinearizeArgs& args, const LinearConfig& linear,
+                        const analysis::LinearAnalysisRequest& request) {
+  if (!is_run_file(args.file))
+    throw InputError("--at " + linear.at + ": linearising at a state of a transient needs a run file "
+                     "(integrator, inputs, initial state), got the model file " + args.file);
+  RunConfig config = load_run_config(args.file, args.overrides);
+  const double T = evaluate_expression(linear.at.substr(2));
+  if (!std::isfinite(T) || T < config.time.start)
+    throw InputError("--at " + linear.at + ": expected a time ≥ the run's start " + std::to_string(config.time.start) + " s");
+  if (config.model_file.empty())
+    throw InputError(args.file + ": model '" + config.model +
+                     "' is a hand-written catalogue model without exact tangents; linear analysis needs a model file");
+  config.time.end = T;
+  const PreparedRun run = prepare_run(config);
+  const auto* model = dynamic_cast<const elements::AssembledModel*>(run.built.model.get());
+  if (model == nullptr) throw InputError(args.file + ": the run's model has no exact tangents");
+  analysis::OperatingPoint point;
+  bool have = false;
+  const RunSummary summary = integrate(run, [&](const OutputSample& s) {
+    point.t = s.time;
+    point.q = s.q;
+    point.v = s.v;
+    point.z = s.z;
+    point.lambda = s.lambda.head(model->n_holonomic());
+    have = true;
+  });
+  if (!summary.completed || !have)
+    throw NumericalError(summary.end_time, "linearize: the run to t = " + std::to_string(T) +
+                                               " s did not complete: " + summary.failure);
+  spdlog::info("linearising at t = {} s (the last output of the run)", point.t);
+  const auto result = analysis::linear_analysis_at(*model, point, request);
+  return report_and_write(args, linear, result, *model, config.model_file);
+}
+
+}  // namespace
+
 int linearize_command(const LinearizeArgs& args) {
   analysis::LinearAnalysisRequest request;
   LinearConfig linear;
@@ -135,12 +181,9 @@ int linearize_command(const LinearizeArgs& args) {
   if (!args.hdf5.empty()) linear.hdf5 = args.hdf5;
   if (!args.matlab.empty()) linear.matlab = args.matlab;
   if (!args.mat.empty()) linear.mat = args.mat;
-  if (linear.at != "equilibrium" && linear.at != "initial") {
-    if (linear.at.rfind("t=", 0) == 0)
-      throw InputError("--at " + linear.at + ": linearising at a state of a transient is not supported yet; "
-                       "use --at equilibrium (solve) or --at initial (the model file's initial position)");
-    throw InputError("--at: expected equilibrium or initial, got '" + linear.at + "'");
-  }
+  const bool transient = linear.at.rfind("t=", 0) == 0;
+  if (linear.at != "equilibrium" && linear.at != "initial" && !transient)
+    throw InputError("--at: expected equilibrium, initial or t=T (s), got '" + linear.at + "'");
   request.solve_equilibrium = linear.at == "equilibrium";
   request.linear.inputs = linear.inputs;
   request.linear.outputs = linear.outputs;
@@ -151,11 +194,20 @@ int linearize_command(const LinearizeArgs& args) {
   request.f_count = linear.f_count;
   if (!args.freq.empty()) parse_frequencies(args.freq, request);
 
+  if (transient) return linearize_transient(args, linear, request);
   const ModelFileSpec spec = load_model_file(model_path, changes);
   const auto model = build_model_for_linear_analysis(spec);
   Vec q0 = Vec::Zero(model->nq()), v0 = Vec::Zero(model->nq());
   model_file_initial_state(spec, *model, q0, v0);
   const auto result = analysis::run_linear_analysis(*model, q0, Vec::Zero(model->nz()), request);
+  return report_and_write(args, linear, result, *model, model_path);
+}
+
+namespace {
+
+int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, const analysis::LinearAnalysis& result,
+                     const elements::AssembledModel& model_ref, const std::string& model_path) {
+  const auto* model = &model_ref;
   print_result(result, *model, model_path);
 
   const std::string h5 = linear.hdf5.empty() ? stem_path(model_path, "_linear.h5") : linear.hdf5;
@@ -165,7 +217,7 @@ int linearize_command(const LinearizeArgs& args) {
   meta.command = "gmbd linearize " + args.file;
   write_linear_hdf5(h5, *model, result, meta);
   std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
-  const std::string description = "GaussMBD linear model of " + model_path + " at its static equilibrium";
+  const std::string description = "GaussMBD linear model of " + model_path + " at its " + result.operating_point;
   if (!linear.matlab.empty()) {
     write_matlab_script(linear.matlab, matlab_export(result, description));
     std::cout << "  matlab            " << fs::absolute(linear.matlab).string() << "\n";
@@ -186,4 +238,5 @@ int linearize_command(const LinearizeArgs& args) {
   return kOk;
 }
 
+}  // namespace
 }  // namespace gmbd::cli

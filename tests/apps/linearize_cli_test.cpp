@@ -148,7 +148,10 @@ TEST_F(LinearizeCli, BadNamesListTheValidOnes) {
   EXPECT_CONTAINS(r.output, "FROM");
   r = gmbd("linearize " + example("linear/toy_float.yaml") + " --at t=2");
   EXPECT_EQ(r.code, 1);
-  EXPECT_CONTAINS(r.output, "not supported yet");
+  EXPECT_CONTAINS(r.output, "needs a run file");
+  r = gmbd("linearize " + example("linear/toy_float.yaml") + " --at later");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "expected equilibrium, initial or t=T");
 }
 
 TEST_F(LinearizeCli, CatalogueModelsHaveNoExactTangents) {
