@@ -141,7 +141,7 @@ Equilibrium find_equilibrium(const elements::AssembledModel& model, CVec q_start
   }
   if (options.max_iterations == 0)
     throw InputError("equilibrium: the start position is not an equilibrium (" + worst_residual(model, r) +
-                     "; tolerance " + std::to_string(options.force_tolerance * force_scale) +
+                     "; tolerance " + [&] { std::ostringstream t; t << options.force_tolerance * force_scale; return t.str(); }() +
                      "); solve for it instead (gmbd linearize --at equilibrium)");
   for (int it = 1; it <= options.max_iterations; ++it) {
     const Mat J = problem.jacobian(eq.q, eq.lambda, eq.z);

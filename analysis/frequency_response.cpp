@@ -1,5 +1,5 @@
-// Frequency responses: modal (eigen-decomposition) or LU evaluation of the state-space transfer
-// matrix, and the independent direct solve of the second-order equations per frequency.
+// Frequency responses: the state-space transfer matrix by balanced Hessenberg solves, and the
+// independent direct solve of the second-order equations E(f) = K − ω²M + iωD per frequency.
 #include "analysis/frequency_response.hpp"
 
 #include <cmath>

@@ -10,9 +10,10 @@ namespace gmbd::analysis {
 namespace {
 
 std::vector<double> automatic_grid(const ModalAnalysis& modal) {
-  double lo = 0.0, hi = 0.0;
+  double lo = 0.0, hi = 0.0, top = 0.0;
+  for (const auto& m : modal.modes) top = std::max(top, m.frequency_hz);
   for (const auto& m : modal.modes) {
-    if (m.frequency_hz <= 0.0) continue;
+    if (m.frequency_hz <= 1e-9 * top) continue;  // rigid or neutral modes (round-off sized)
     lo = lo == 0.0 ? m.frequency_hz : std::min(lo, m.frequency_hz);
     hi = std::max(hi, m.frequency_hz);
   }

@@ -45,7 +45,7 @@ Mat select(const Mat& m, const std::vector<int>& rows, const std::vector<int>& c
 /// Orthonormal basis of N(A) (A: rows × n). Coordinates no row touches get unit vectors (in
 /// coordinate order, so unconstrained models keep their coordinates as states); the touched
 /// ones get an SVD basis, each column's largest entry made positive.
-Mat null_space_basis(const Mat& A) {
+Mat null_space_basis(const Mat& A, Eigen::Index* free_columns = nullptr) {
   const Eigen::Index n = A.cols();
   std::vector<int> free, touched;
   for (Eigen::Index j = 0; j < n; ++j)
@@ -67,19 +67,22 @@ Mat null_space_basis(const Mat& A) {
   }
   Mat N = Mat::Zero(n, static_cast<Eigen::Index>(free.size()) + touched_basis.cols());
   for (size_t k = 0; k < free.size(); ++k) N(free[k], static_cast<Eigen::Index>(k)) = 1.0;
+  if (free_columns) *free_columns = static_cast<Eigen::Index>(free.size());
   for (Eigen::Index k = 0; k < touched_basis.cols(); ++k)
     for (size_t i = 0; i < touched.size(); ++i)
       N(touched[i], static_cast<Eigen::Index>(free.size()) + k) = touched_basis(static_cast<Eigen::Index>(i), k);
   return N;
 }
 
-/// Name of a basis column: the coordinate when it is a unit vector, else prefix + index.
-std::string basis_name(const Mat& N, Eigen::Index k, const std::vector<std::string>& names,
+/// Name of a basis column: the coordinate for the first `free` columns (unit vectors of
+/// coordinates no row touches), else prefix + index (a combination; the basis is exported).
+std::string basis_name(const Mat& N, Eigen::Index k, Eigen::Index free, const std::vector<std::string>& names,
                        const std::string& coordinate_prefix, const std::string& generic) {
-  Eigen::Index i = 0;
-  const double largest = N.col(k).cwiseAbs().maxCoeff(&i);
-  if (largest == 1.0 && std::abs(N.col(k).squaredNorm() - 1.0) == 0.0)
+  if (k < free) {
+    Eigen::Index i = 0;
+    N.col(k).cwiseAbs().maxCoeff(&i);
     return coordinate_prefix + names[static_cast<size_t>(i)];
+  }
   return generic + std::to_string(k + 1);
 }
 
@@ -163,6 +166,7 @@ Tangents evaluate(const elements::AssembledModel& model, const OperatingPoint& p
 struct InputColumn {
   Vec f, fv, z, zv, external;
   int ground_axis = -1;
+  int support_axis = -1;  ///< a support displacement along this world axis
 };
 
 struct PointRef {
@@ -214,7 +218,7 @@ class Linearizer {
     lm.coordinate_names = model_.coordinate_names();
     resolve_degenerate_rows(lm);
     partition_floats(lm);
-    const auto inputs = options_.inputs.empty() ? default_inputs() : options_.inputs;
+    const auto inputs = options_.inputs.empty() ? default_inputs(lm) : options_.inputs;
     const auto outputs = options_.outputs.empty() ? default_outputs() : options_.outputs;
     std::vector<InputColumn> columns;
     for (const auto& name : inputs) columns.push_back(input_column(name));
@@ -388,10 +392,12 @@ class Linearizer {
   void build_bases(LinearModel& lm) {
     const Mat Gc = select_cols(t_.G, lm.kept);
     const Mat Hc = select_cols(t_.H, lm.kept);
-    lm.Nq = null_space_basis(Gc);
+    Eigen::Index free_q = 0, free_v = 0;
+    lm.Nq = null_space_basis(Gc, &free_q);
     Mat GH(Gc.rows() + Hc.rows(), Gc.cols());
     GH << Gc, Hc;
-    lm.Nv = t_.H.rows() ? null_space_basis(GH) : lm.Nq;
+    free_v = free_q;
+    lm.Nv = t_.H.rows() ? null_space_basis(GH, &free_v) : lm.Nq;
     Ac_ = GH;
     lm.n_position = static_cast<int>(lm.Nq.cols());
     lm.n_velocity = static_cast<int>(lm.Nv.cols());
@@ -399,9 +405,9 @@ class Linearizer {
     std::vector<std::string> kept_names;
     for (int i : lm.kept) kept_names.push_back(lm.coordinate_names[static_cast<size_t>(i)]);
     for (Eigen::Index k = 0; k < lm.Nq.cols(); ++k)
-      lm.state_names.push_back(basis_name(lm.Nq, k, kept_names, "q:", "xi"));
+      lm.state_names.push_back(basis_name(lm.Nq, k, free_q, kept_names, "q:", "xi"));
     for (Eigen::Index k = 0; k < lm.Nv.cols(); ++k)
-      lm.state_names.push_back(basis_name(lm.Nv, k, kept_names, "v:", "eta"));
+      lm.state_names.push_back(basis_name(lm.Nv, k, free_v, kept_names, "v:", "eta"));
     for (const auto& s : model_.states()) lm.state_names.push_back(s.name);
   }
 
@@ -521,7 +527,7 @@ class Linearizer {
   }
 
   // ---- inputs ------------------------------------------------------------------------------
-  std::vector<std::string> default_inputs() const {
+  std::vector<std::string> default_inputs(const LinearModel& lm) const {
     std::vector<std::string> in;
     // Support displacement where a rigid support motion is possible and no damper or state
     // sees its rate (whose output would need the input's derivative); else ground acceleration.
@@ -529,7 +535,8 @@ class Linearizer {
       const bool rate_free = max_abs(t_.Dv * t_.T.col(k)) == 0.0 && max_abs(t_.Zv * t_.T.col(k)) == 0.0;
       in.push_back(std::string(support_allowed(k, nullptr) && rate_free ? "support." : "ground_accel.") + kAxes[k]);
     }
-    for (const auto& c : model_.coordinates()) in.push_back("force:" + c.name);
+    for (int i = 0; i < n(); ++i)
+      if (!dropped(lm, i)) in.push_back("force:" + model_.coordinates()[static_cast<size_t>(i)].name);
     for (const auto& e : model_.element_input_names()) in.push_back(e);
     return in;
   }
@@ -597,6 +604,7 @@ class Linearizer {
       const PointRef p = find_point(model_, point);
       if (!p.found || axis < 0 || axis >= model_.dimension())
         unknown_input(name, "no coordinate or point.axis of that name");
+      if (p.def.body < 0) unknown_input(name, "'" + point + "' is a ground point: a force on it moves nothing");
       Mat J = Mat::Zero(3, n());
       model_.point_jacobian(p.def, point_.q, J);
       col.f = J.row(axis).transpose();
@@ -618,6 +626,7 @@ class Linearizer {
                                 std::string(kAxes[axis]) + " (coordinates relative to the ground)");
       // Every element depends on relative positions: moving the support by s acts like moving
       // the model by −s (docs/linear-analysis.md §4): f = −K (δq − T s) − D (δv − T ṡ).
+      col.support_axis = axis;
       col.f = t_.K * Tk;
       col.fv = t_.Dv * Tk;
       col.z = -t_.Zq * Tk;
@@ -700,6 +709,9 @@ class Linearizer {
           Mat J = Mat::Zero(3, n());
           model_.point_jacobian(p.def, point_.q, J);
           add_position_row(y, J.row(axis));
+          if (p.def.body < 0)  // a ground point moves with a displaced support
+            for (size_t k = 0; k < columns.size(); ++k)
+              if (columns[k].support_axis == axis) o.Ou(y, static_cast<Eigen::Index>(k)) += 1.0;
           continue;
         }
       }
@@ -716,11 +728,10 @@ class Linearizer {
           o.Oa.row(y) = -P.row(i) * lm.M;
           o.Oz.row(y) = P.row(i) * Fzc_;
           o.Ou.row(y) = P.row(i) * Bfc_;
-          rate_dependent_outputs_.push_back(y);
           continue;
         }
       }
-      if (add_element_output(lm, y, name, add_position_row)) continue;
+      if (add_element_output(lm, y, name, columns, add_position_row)) continue;
       const auto [head, axis] = split_axis(name);
       if (head == "support_force" && axis >= 0 && axis < model_.dimension()) {
         // Momentum balance: force on the support = −Σ m a_abs + external loads (gravity static).
@@ -731,7 +742,6 @@ class Linearizer {
           o.Ou(y, k) += Tk.dot(col.external);
           if (col.ground_axis >= 0) o.Ou(y, k) -= Tk.dot(t_.M * t_.T.col(col.ground_axis));
         }
-        rate_dependent_outputs_.push_back(y);
         continue;
       }
       const auto valid = available_outputs(model_);
@@ -744,7 +754,7 @@ class Linearizer {
   /// + F_ṡ J_s δv: a wire's tension, a spring's force) of force elements with a measure.
   template <class AddPositionRow>
   bool add_element_output(LinearModel& lm, Eigen::Index y, const std::string& name,
-                          AddPositionRow&& add_position_row) {
+                          const std::vector<InputColumn>& columns, AddPositionRow&& add_position_row) {
     const bool is_measure = name.rfind("measure:", 0) == 0;
     const bool is_force = name.rfind("element_force:", 0) == 0;
     if (!is_measure && !is_force) return false;
@@ -789,6 +799,15 @@ class Linearizer {
       }
       add_position_row(y, row_q);
       for (size_t i = 0; i < lm.kept.size(); ++i) lm.outputs.Ov(y, static_cast<Eigen::Index>(i)) += row_v(lm.kept[i]);
+      // The element sees relative positions: a displaced support enters as −J_s T s.
+      for (size_t u = 0; u < columns.size(); ++u) {
+        if (columns[u].support_axis < 0) continue;
+        const Vec Tk = t_.T.col(columns[u].support_axis);
+        if (row_v.dot(Tk) != 0.0)
+          throw InputError("linearize: output '" + name + "' depends on the rate of input '" +
+                           lm.input_names[u] + "' (its damper connects to the displaced support); use ground_accel inputs");
+        lm.outputs.Ou(y, static_cast<Eigen::Index>(u)) -= row_q.dot(Tk);
+      }
       return true;
     }
     return false;
@@ -846,7 +865,6 @@ class Linearizer {
   Mat Kc_, Fzc_, Zqc_, Zz_, Bf_, Bv_, Bz_, Bzv_, Bfc_, Bvc_, Ac_, Minv_NvT_, A_, B0_, B1_;
   Mat pos_x_, vel_x_, acc_x_, acc_u_, acc_u1_;
   bool has_rate_inputs_ = false;
-  std::vector<Eigen::Index> rate_dependent_outputs_;
 };
 
 }  // namespace

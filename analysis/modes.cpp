@@ -112,6 +112,28 @@ void normalise(CVecX& ref, CVecX& other) {
 
 namespace {
 
+/// The coordinate with the largest share of the mode's kinetic energy, by the diagonal terms
+/// |v_j|² M_jj / Σ |v_i|² M_ii (in [0, 1] even when coordinates are mass-coupled); a mode without
+/// kinetic energy (zero frequency) is named by its largest displacement, one without either by
+/// its largest state.
+void name_mode(const LinearModel& lm, const Mat& Mfull, Mode& m) {
+  const CVecX velocity = lm.state_to_v.cast<std::complex<double>>() * m.state;
+  const Vec ke = velocity.cwiseAbs2().cwiseProduct(Mfull.diagonal());
+  Eigen::Index j = 0;
+  if (ke.size() && ke.sum() > 0.0) {
+    m.dominant_share = ke.maxCoeff(&j) / ke.sum();
+    m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
+  } else if (m.shape.size() && m.shape.cwiseAbs().maxCoeff() > 0.0) {
+    const Vec mag2 = m.shape.cwiseAbs2();
+    m.dominant_share = mag2.maxCoeff(&j) / mag2.sum();
+    m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
+  } else {
+    m.state.cwiseAbs().maxCoeff(&j);
+    m.dominant = lm.state_names[static_cast<size_t>(j)];
+    m.dominant_share = 1.0;
+  }
+}
+
 /// Undamped second-order models: the shapes of the symmetric problem K e = ω² M e are real
 /// and M-orthogonal even for repeated frequencies, where A's eigenvectors are arbitrary complex
 /// combinations. Used when A has no damping and the mode counts match (frequencies from A).
@@ -126,10 +148,13 @@ void use_symmetric_shapes(const LinearModel& lm, const Mat& A, ModalAnalysis& ou
     Mode& m = out.modes[k];
     const Vec e = lm.undamped_shapes.col(static_cast<Eigen::Index>(k));  // kept coordinates
     // Position state ξ = N_qᵀ δq_c; the full shape through state_to_q (floats included).
+    // The eigenvector of A is (ξ, iω ξ): positions N_qᵀ e, velocities iω N_vᵀ e.
     Vec x = Vec::Zero(lm.A.rows());
     x.head(n1) = lm.Nq.transpose() * e;
     CVecX shape = (lm.state_to_q * x).cast<std::complex<double>>();
     CVecX state = x.cast<std::complex<double>>();
+    const double omega = 2.0 * std::numbers::pi * m.frequency_hz;
+    state.segment(n1, lm.n_velocity) = std::complex<double>(0.0, omega) * (lm.Nv.transpose() * e).cast<std::complex<double>>();
     normalise(shape, state);
     m.shape = shape;
     m.state = state;
@@ -165,13 +190,16 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
   for (Eigen::Index k = 0; k < pairs.values.size(); ++k) {
     const std::complex<double> lambda = pairs.values(k);
     const double mag = std::abs(lambda);
-    // One of each conjugate pair (EigenSolver returns exact conjugates): keep Im λ ≥ 0.
-    if (lambda.imag() < 0.0) continue;
+    // One of each conjugate pair (EigenSolver returns exact conjugates): keep Im λ ≥ 0. A pair
+    // whose imaginary parts are round-off (a repeated real eigenvalue split by the solver) is two
+    // real eigenvalues: keep both.
+    if (lambda.imag() < -noise) continue;
     Mode m;
     m.eigenvalue = lambda;
     // Real parts at the level of the eigen-solver's backward error (100 ε ‖A‖) are round-off:
     // an undamped mode is reported with ζ = 0 exactly.
     if (std::abs(m.eigenvalue.real()) <= noise) m.eigenvalue.real(0.0);
+    if (std::abs(m.eigenvalue.imag()) <= noise) m.eigenvalue.imag(0.0);
     m.frequency_hz = mag / (2.0 * std::numbers::pi);
     m.damping_ratio = mag > 0.0 ? -m.eigenvalue.real() / mag : 0.0;
     if (m.damping_ratio == 0.0) m.damping_ratio = 0.0;  // no "−0" in tables
@@ -179,33 +207,11 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
                                         : std::numeric_limits<double>::infinity();
     m.state = pairs.vectors.col(k);
     m.shape = lm.state_to_q.cast<std::complex<double>>() * m.state;
-    CVecX velocity = lm.state_to_v.cast<std::complex<double>>() * m.state;
     if (m.shape.cwiseAbs().maxCoeff() > 0.0) {
       normalise(m.shape, m.state);
-      velocity = lm.state_to_v.cast<std::complex<double>>() * m.state;
     } else {
       CVecX dummy;
       normalise(m.state, dummy);
-    }
-    // Dominant coordinate by kinetic-energy share Re(v̄_j (M v)_j) / vᴴ M v.
-    const CVecX Mv = Mfull.cast<std::complex<double>>() * velocity;
-    const double total = (velocity.conjugate().cwiseProduct(Mv)).real().sum();
-    if (total > 0.0) {
-      Eigen::Index j = 0;
-      const Vec share = velocity.conjugate().cwiseProduct(Mv).real() / total;
-      m.dominant_share = share.maxCoeff(&j);
-      m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
-    } else if (m.shape.size() && m.shape.cwiseAbs().maxCoeff() > 0.0) {
-      // No kinetic energy (a zero-frequency drift): the largest displacement names it.
-      Eigen::Index j = 0;
-      const Vec mag2 = m.shape.cwiseAbs2();
-      m.dominant_share = mag2.maxCoeff(&j) / mag2.sum();
-      m.dominant = lm.coordinate_names[static_cast<size_t>(j)];
-    } else {
-      Eigen::Index j = 0;
-      m.state.cwiseAbs().maxCoeff(&j);
-      m.dominant = lm.state_names[static_cast<size_t>(j)];
-      m.dominant_share = 1.0;
     }
     out.modes.push_back(std::move(m));
   }
@@ -214,6 +220,7 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
     return a.frequency_hz < b.frequency_hz;
   });
   use_symmetric_shapes(lm, A, out);
+  for (auto& m : out.modes) name_mode(lm, Mfull, m);
   return out;
 }
 
@@ -274,7 +281,8 @@ ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel&
   }
   for (auto& share : e.kinetic) share.fraction = total > 0.0 ? share.fraction / total : 0.0;
   e.peak_kinetic = 0.5 * omega * omega * total;
-  // Strain: per element ½ p̂ᴴ K_e p̂ with K_e = −∂f_e/∂q + Σ λ∇²g_e (+ its state-force part).
+  // Strain: per element ½ p̂ᴴ K_e p̂ with K_e = −∂f_e/∂q + Σ λ∇²g_e (a voice coil's state force
+  // stiffness A I ∇²x is not included: it is zero without coil current).
   double strain_total = 0.0;
   std::vector<std::pair<std::string, double>> strain;
   constexpr int kMax = elements::kMaxLocalCoordinates;

@@ -237,7 +237,9 @@ void write_linear_hdf5(const std::string& path, const elements::AssembledModel& 
     Handle fq = f.matrix(g.get(), "Fq", lm.Fq);
     f.names(fq.get(), "rows", floats);
     f.names(fq.get(), "columns", kept);
-    f.matrix(g.get(), "Fz", lm.Fz);
+    Handle fz = f.matrix(g.get(), "Fz", lm.Fz);
+    f.names(fz.get(), "rows", floats);
+    f.names(fz.get(), "columns", model.state_names());
     Handle fu = f.matrix(g.get(), "Fu", lm.Fu);
     f.names(fu.get(), "columns", lm.input_names);
   }

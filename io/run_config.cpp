@@ -530,7 +530,8 @@ void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) 
     const YAML::Node* from = f.get("from");
     const YAML::Node* to = f.get("to");
     if (!from || !to) r.fail(*n, s.child("frequencies"), "expected from, to (Hz) and optionally points");
-    linear.f_from = r.positive(*from, f.child("from"));
+    linear.f_from = r.number(*from, f.child("from"));
+    if (linear.f_from < 0.0) r.fail(*from, f.child("from"), "expected a frequency ≥ 0 Hz, got " + describe(*from));
     linear.f_to = r.positive(*to, f.child("to"));
     if (linear.f_to < linear.f_from)
       r.fail(*to, f.child("to"), "expected to ≥ from (" + std::to_string(linear.f_from) + " Hz), got " + describe(*to));

@@ -97,14 +97,15 @@ int run_cli(int argc, char** argv) {
   lin_cmd->add_option("--set", lin.overrides,
                       "Model file: a parameter NAME=VALUE; run file: a run-file key=value (repeatable)");
   lin_cmd->add_option("--at", lin.at, "Operating point: equilibrium (solve from the initial position; "
-                                      "default) or initial (the initial position must be one)");
+                                      "default), initial (the initial position must be one) or t=T "
+                                      "(run the run file to T s and linearise the moving state)");
   lin_cmd->add_option("--inputs", lin.inputs, "Comma-separated input names (default: support "
                                               "displacements or ground accelerations, a force on every "
                                               "coordinate, element inputs)")->delimiter(',');
   lin_cmd->add_option("--outputs", lin.outputs, "Comma-separated output names (default: every "
                                                 "coordinate and the support forces)")->delimiter(',');
-  lin_cmd->add_option("--freq", lin.freq, "Frequency grid FROM:TO:N in Hz (log-spaced; default: a "
-                                          "decade around the modes, 1000 points)");
+  lin_cmd->add_option("--freq", lin.freq, "Frequency grid FROM:TO:N in Hz (log-spaced when FROM > 0, "
+                                          "else linear; default: a decade around the modes, 1000 points)");
   lin_cmd->add_option("--balancing", lin.balancing, "Eigen-solution balancing: auto (default), true, false");
   lin_cmd->add_flag("--disable-damping", lin.disable_damping, "Drop viscous damping for the eigen-solution only");
   lin_cmd->add_option("-o,--output", lin.hdf5, "HDF5 file (default: <model>_linear.h5)");
@@ -130,7 +131,10 @@ int run_cli(int argc, char** argv) {
       return demo_command(demo);
     }
     if (*export_cmd) return export_command(export_h5, export_csv);
-    if (*lin_cmd) return linearize_command(lin);
+    if (*lin_cmd) {
+      for (int i = 0; i < argc; ++i) lin.command_line += (i ? " " : "") + std::string(argv[i]);
+      return linearize_command(lin);
+    }
   } catch (const gmbd::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kInputError;

@@ -63,6 +63,7 @@ struct LinearizeArgs {
   std::string hdf5, matlab, mat;
   bool plot = false;
   std::string plot_path;
+  std::string command_line;          ///< recorded in the HDF5 file
 };
 
 int run_command(const RunArgs& args);

@@ -82,8 +82,11 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
   std::cout << "linearize " << label << " (" << model.type() << ")\n";
   std::cout << fmt::format("  model             {} coordinates ({} floats), {} holonomic + {} non-holonomic rows, {} states\n",
                            model.nq(), lm.floats.size(), model.n_holonomic(), model.n_nonholonomic(), model.nz());
-  std::cout << fmt::format("  equilibrium       {} Newton iterations, force residual {:.2e}, constraint residual {:.2e}\n",
-                           r.equilibrium.iterations, r.equilibrium.force_residual, r.equilibrium.constraint_residual);
+  if (r.operating_point.rfind("state of a transient", 0) == 0)
+    std::cout << "  operating point   " << r.operating_point << " (velocity terms included)\n";
+  else
+    std::cout << fmt::format("  equilibrium       {} Newton iterations, force residual {:.2e}, constraint residual {:.2e}\n",
+                             r.equilibrium.iterations, r.equilibrium.force_residual, r.equilibrium.constraint_residual);
   std::cout << fmt::format("  reduced state     {} positions + {} velocities + {} states{}\n", lm.n_position,
                            lm.n_velocity, lm.n_states,
                            lm.n_position > lm.n_velocity ? " (non-holonomic: more positions than velocities)" : "");
@@ -154,6 +157,7 @@ int linearize_command(const LinearizeArgs& args) {
   LinearConfig linear;
   std::string model_path;
   std::vector<ParameterChange> changes;
+  std::vector<std::pair<std::string, double>> initial_q;
   if (is_run_file(args.file)) {
     const RunConfig config = load_run_config(args.file, args.overrides);
     if (config.model_file.empty())
@@ -163,6 +167,7 @@ int linearize_command(const LinearizeArgs& args) {
     model_path = config.model_file;
     changes = config.model_changes;
     linear = config.linear;
+    initial_q = config.initial.q;
   } else {
     model_path = args.file;
     for (const auto& s : args.overrides) {
@@ -199,6 +204,7 @@ int linearize_command(const LinearizeArgs& args) {
   const auto model = build_model_for_linear_analysis(spec);
   Vec q0 = Vec::Zero(model->nq()), v0 = Vec::Zero(model->nq());
   model_file_initial_state(spec, *model, q0, v0);
+  for (const auto& [name, value] : initial_q) q0(model->coordinate_index(name)) = value;  // run file's initial.q
   const auto result = analysis::run_linear_analysis(*model, q0, Vec::Zero(model->nz()), request);
   return report_and_write(args, linear, result, *model, model_path);
 }
@@ -210,11 +216,11 @@ int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, cons
   const auto* model = &model_ref;
   print_result(result, *model, model_path);
 
-  const std::string h5 = linear.hdf5.empty() ? stem_path(model_path, "_linear.h5") : linear.hdf5;
+  const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
   LinearFileMetadata meta;
   meta.model_file = model_path;
   meta.model_file_text = slurp(model_path);
-  meta.command = "gmbd linearize " + args.file;
+  meta.command = args.command_line.empty() ? "gmbd linearize " + args.file : args.command_line;
   write_linear_hdf5(h5, *model, result, meta);
   std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
   const std::string description = "GaussMBD linear model of " + model_path + " at its " + result.operating_point;

@@ -59,7 +59,7 @@ TEST(ToyModel, StateSpaceMatricesEqualTheClosedForms) {
   EXPECT_EQ(lm.state_names[0], "q:mass.x");
   EXPECT_EQ(lm.state_names[1], "v:mass.x");
   const double tol = 1e-12;
-  // A = [[0, 1], [−K/m, 0]], B = [[0, 0], [K/m, 1/m]] (the sign of [R7]), C = [[1, 0], [K, 0]],
+  // A = [[0, 1], [−K/m, 0]], B = [[0, 0], [K/m, 1/m]] (the sign corrected from Barton's notes: docs/linear-analysis.md §8), C = [[1, 0], [K, 0]],
   // D = [[0, 0], [−K, 0]] with K = k1k2/(k1+k2).
   Mat A(2, 2), B(2, 2), C(2, 2), D(2, 2);
   A << 0, 1, -keff / m, 0;
@@ -96,6 +96,28 @@ TEST(ToyModel, TransferFunctionsAtDcAndOneHertz) {
     const double w2 = 4 * std::numbers::pi * std::numbers::pi;
     EXPECT_NEAR(r.H[1](0, 0).real(), keff / (keff - w2 * m), 1e-11);
   }
+}
+
+TEST(ToyModel, ElementAndGroundPointOutputsSeeTheDisplacedSupport) {
+  const auto model = load("toy_float.yaml");
+  const auto point = equilibrium_of(*model, "toy_float.yaml");
+  LinearOptions options;
+  options.inputs = {"support.x", "force:mass.x"};
+  options.outputs = {"measure:spring1", "measure:spring2", "element_force:spring1", "point:anchor.x"};
+  const auto lm = analysis::linearize(*model, point, options);
+  const auto h = analysis::state_space_response(lm, {0.0, 1.0});
+  // DC: a support displacement moves everything rigidly (no spring stretches); a force f on
+  // the mass stretches spring2 by f/k2 and spring1 by f/k1, whose force is f.
+  EXPECT_NEAR(std::abs(h.H[0](0, 0)), 0.0, 1e-12);
+  EXPECT_NEAR(std::abs(h.H[0](1, 0)), 0.0, 1e-12);
+  EXPECT_NEAR(h.H[0](1, 1).real(), 1.0 / k2, 1e-15);
+  EXPECT_NEAR(h.H[0](0, 1).real(), 1.0 / k1, 1e-15);
+  EXPECT_NEAR(h.H[0](2, 1).real(), 1.0, 1e-12);
+  EXPECT_NEAR(h.H[0](3, 0).real(), 1.0, 0.0);  // the anchor moves with the support
+  EXPECT_NEAR(std::abs(h.H[0](3, 1)), 0.0, 0.0);
+  // 1 Hz: spring1 carries the mass's inertia force: δF₁ = −m ẍ = (2π)² m x per unit s.
+  const double x = keff / (keff - 4 * std::numbers::pi * std::numbers::pi * m);
+  EXPECT_NEAR(h.H[1](2, 0).real(), 4 * std::numbers::pi * std::numbers::pi * m * x, 1e-9 * std::abs(x) * keff);
 }
 
 TEST(ToyModel, ModeFrequencyAndName) {

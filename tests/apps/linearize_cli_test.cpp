@@ -133,6 +133,25 @@ TEST_F(LinearizeCli, RunFileLinearSectionSetsTheOptions) {
   EXPECT_CONTAINS(bad.output, "balancing");
 }
 
+TEST_F(LinearizeCli, AtATimeOfARunLinearisesTheMovingState) {
+  const std::string run = write("swing.yaml",
+                                "model: {file: " + example("linear/triple_pendulum_friction.yaml") +
+                                ", parameters: {theta1: 0.5, R: 0.2}}\n"
+                                "integrator: {method: rk45, rtol: 1.0e-9, atol: 1.0e-11}\n"
+                                "time: {end: 10, output_interval: 0.01}\n"
+                                "linear: {at: t=0.75, inputs: [ground_accel.x], outputs: [m3.x, acc:m3.x]}\n");
+  const Result r = gmbd("linearize " + run + " -o swing.h5");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "state of a transient at t = 0.75");
+  EXPECT_CONTAINS(r.output, "6 states, 1 inputs, 2 outputs");
+  const hid_t h5 = H5Fopen((dir_ / "swing.h5").string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(h5, 0);
+  const hid_t g = H5Gopen2(h5, "operating_point", H5P_DEFAULT);
+  EXPECT_CONTAINS(gmbd::test::h5_string_attribute(g, "kind"), "transient");
+  H5Gclose(g);
+  H5Fclose(h5);
+}
+
 TEST_F(LinearizeCli, BadNamesListTheValidOnes) {
   Result r = gmbd("linearize " + example("linear/toy_float.yaml") + " --inputs force:mass.q");
   EXPECT_EQ(r.code, 1);
