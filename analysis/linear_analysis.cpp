@@ -2,6 +2,8 @@
 // modes and energies → transfer functions, with the direct E(f) solve as a cross-check.
 #include "analysis/linear_analysis.hpp"
 
+#include "core/errors.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -64,7 +66,21 @@ LinearAnalysis linear_analysis_at(const elements::AssembledModel& model, const O
   out.operating_point = "state of a transient at t = " + std::to_string(point.t) + " s";
   out.model = linearize(model, point, request.linear);
   out.modal = modal_analysis(out.model, request.modes);
-  for (const auto& m : out.modal.modes) out.energies.push_back(mode_energy(model, out.model, m));
+  for (size_t k = 0; k < out.modal.modes.size(); ++k) {
+    const int number = static_cast<int>(k) + 1;
+    auto listed = [&](const std::vector<int>& list) {
+      return std::find(list.begin(), list.end(), number) != list.end();
+    };
+    const bool wanted = (request.energy_include.empty() || listed(request.energy_include)) &&
+                        !listed(request.energy_exclude);
+    out.energy_computed.push_back(wanted);
+    out.energies.push_back(wanted ? mode_energy(model, out.model, out.modal.modes[k]) : ModeEnergy{});
+  }
+  const int count = static_cast<int>(out.modal.modes.size());
+  for (int m : request.energy_include)
+    if (m < 1 || m > count)
+      throw InputError("energy modes: mode " + std::to_string(m) + " does not exist (the model has " +
+                       std::to_string(count) + " modes)");
   const auto grid = request.f_count > 0 ? frequency_grid(request.f_from, request.f_to, request.f_count)
                                         : automatic_grid(out.modal);
   out.response = state_space_response(out.model, grid);

@@ -23,13 +23,17 @@ struct LinearAnalysisRequest {
   /// highest mode, 1000 logarithmic points.
   double f_from = 0.0, f_to = 0.0;
   int f_count = 0;
+  /// Modes (1-based, ascending order) that get energy tables: all when `energy_include` is
+  /// empty, minus `energy_exclude` (MotionSolve's ke/se/de_modes_include/exclude).
+  std::vector<int> energy_include, energy_exclude;
 };
 
 struct LinearAnalysis {
   Equilibrium equilibrium;
   LinearModel model;
   ModalAnalysis modal;
-  std::vector<ModeEnergy> energies;  ///< one per mode
+  std::vector<ModeEnergy> energies;  ///< one per mode (empty tables where not requested)
+  std::vector<bool> energy_computed; ///< which modes have tables
   FrequencyResponse response;        ///< state-space transfer functions
   /// "state space" always; the direct E(f) solve is computed too for second-order models and
   /// its largest relative difference reported (a built-in cross-check).

@@ -611,6 +611,31 @@ class Linearizer {
       col.external = col.f;
       return col;
     }
+    if (name.rfind("torque:", 0) == 0) {
+      // A world torque τ on a rotating body: generalised force W_bᵀ Rᵀ τ on its angles
+      // (planar: τ_z on θ), as the body_torque element applies it.
+      const auto [body, axis] = split_axis(name.substr(7));
+      const int b = model_.body_index(body);
+      if (b < 0 || !model_.bodies()[static_cast<size_t>(b)].rotates() || axis < 0)
+        unknown_input(name, "expected torque:<planar or spatial body>.<axis>");
+      const auto& B = model_.bodies()[static_cast<size_t>(b)];
+      if (B.kind == elements::BodyKind::kPlanar) {
+        if (axis != 2) unknown_input(name, "a planar body takes a torque about z only");
+        col.f(B.first + 2) = 1.0;
+      } else {
+        const double* c = point_.q.data() + B.first;
+        elements::Vec3<double> tau{0.0, 0.0, 0.0};
+        (axis == 0 ? tau.x : axis == 1 ? tau.y : tau.z) = 1.0;
+        const auto R = B.orientation(c);
+        const auto W = elements::body_rate_matrix(B.sequence, c[3], c[4], c[5]);
+        const auto gen = W.transpose_times(R.transpose_times(tau));
+        col.f(B.first + 3) = gen.x;
+        col.f(B.first + 4) = gen.y;
+        col.f(B.first + 5) = gen.z;
+      }
+      col.external = col.f;
+      return col;
+    }
     const auto [head, axis] = split_axis(name);
     if ((head == "support" || head == "ground_accel") && axis >= 0 && axis < model_.dimension()) {
       const Vec Tk = t_.T.col(axis);
@@ -874,6 +899,11 @@ std::vector<std::string> available_inputs(const elements::AssembledModel& model)
   for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("support.") + kAxes[k]);
   for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("ground_accel.") + kAxes[k]);
   for (const auto& c : model.coordinates()) in.push_back("force:" + c.name);
+  for (const auto& b : model.bodies()) {
+    if (b.kind == elements::BodyKind::kPlanar) in.push_back("torque:" + b.name + ".z");
+    if (b.kind == elements::BodyKind::kSpatial)
+      for (int k = 0; k < 3; ++k) in.push_back("torque:" + b.name + "." + kAxes[k]);
+  }
   for (const auto& p : model.points())
     if (p.body >= 0)  // a force on a ground point moves nothing
       for (int k = 0; k < model.dimension(); ++k) in.push_back("force:" + p.name + "." + kAxes[k]);

@@ -82,6 +82,7 @@ double rcond_1(const CMatX& V) {
 struct EigenPairs {
   Eigen::VectorXcd values;
   CMatX vectors;
+  double norm = 0.0;  ///< Frobenius norm of the matrix the solver saw (balanced or not)
 };
 
 EigenPairs solve(const Mat& A, bool balanced) {
@@ -90,6 +91,7 @@ EigenPairs solve(const Mat& A, bool balanced) {
   Mat Ab = A;
   Vec d = Vec::Ones(A.rows());
   if (balanced) d = balance(Ab);
+  p.norm = Ab.norm();
   Eigen::EigenSolver<Mat> es(Ab, true);
   if (es.info() != Eigen::Success) throw NumericalError(0.0, "modes: the eigen-solver did not converge");
   p.values = es.eigenvalues();
@@ -186,7 +188,8 @@ ModalAnalysis modal_analysis(const LinearModel& lm, const ModeOptions& options) 
         M(lm.kept[i], lm.kept[j]) = lm.M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
     return M;
   }();
-  const double noise = 100.0 * kEps * (A.size() ? A.norm() : 0.0);
+  // Backward error of the eigen-solver: 100 ε ‖A‖ of the matrix it solved (balanced or not).
+  const double noise = 100.0 * kEps * pairs.norm;
   for (Eigen::Index k = 0; k < pairs.values.size(); ++k) {
     const std::complex<double> lambda = pairs.values(k);
     const double mag = std::abs(lambda);
@@ -284,7 +287,7 @@ ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel&
   // Strain: per element ½ p̂ᴴ K_e p̂ with K_e = −∂f_e/∂q + Σ λ∇²g_e (a voice coil's state force
   // stiffness A I ∇²x is not included: it is zero without coil current).
   double strain_total = 0.0;
-  std::vector<std::pair<std::string, double>> strain;
+  std::vector<std::pair<std::string, double>> strain, dissipation;
   constexpr int kMax = elements::kMaxLocalCoordinates;
   double lq[kMax], lv[kMax], tq[kMax * kMax], tv[kMax * kMax], lam[elements::kMaxElementRows];
   for (size_t k = 0; k < model.elements().size(); ++k) {
@@ -312,7 +315,16 @@ ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel&
     const double se = 0.5 * value.real();
     if (se != 0.0) strain.emplace_back(el.name(), se);
     strain_total += se;
+    std::complex<double> viscous = 0.0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < m; ++j)
+        viscous -= std::conj(p(idx[static_cast<size_t>(i)])) * tv[i * m + j] * p(idx[static_cast<size_t>(j)]);
+    const double de = std::numbers::pi * omega * viscous.real();
+    if (de != 0.0) dissipation.emplace_back(el.name(), de);
+    e.dissipated_per_cycle += de;
   }
+  for (const auto& [name, value] : dissipation)
+    e.dissipative.push_back({name, "viscous", e.dissipated_per_cycle != 0.0 ? value / e.dissipated_per_cycle : 0.0});
   e.strain_total = strain_total;
   for (const auto& [name, value] : strain)
     e.strain.push_back({name, "total", strain_total != 0.0 ? value / strain_total : 0.0});

@@ -50,15 +50,18 @@ Vec balance(Mat& A);
 
 /// Modal energy distribution of one mode (docs/linear-analysis.md §6): kinetic shares per body
 /// and direction (X, Y, Z, RXX, RYY, RZZ, RXY, RXZ, RYZ; cross terms counted twice), strain
-/// shares per element (½ p̂ᵀ K_e p̂, floats included). Fractions sum to 1.
+/// shares per element (½ p̂ᵀ K_e p̂, floats included), dissipative shares per element (energy
+/// lost per cycle of harmonic motion in the shape, π ω p̂ᴴ C_e p̂ with C_e = −∂f_e/∂v).
+/// Each table's fractions sum to 1.
 struct EnergyShare {
   std::string owner, component;
   double fraction = 0.0;
 };
 struct ModeEnergy {
-  std::vector<EnergyShare> kinetic, strain;
+  std::vector<EnergyShare> kinetic, strain, dissipative;
   double peak_kinetic = 0.0;  ///< ½ ω² pᴴ M p for the shape's normalisation (J)
   double strain_total = 0.0;  ///< ½ p̂ᴴ K p̂ (J)
+  double dissipated_per_cycle = 0.0;  ///< π ω p̂ᴴ C p̂ over the viscous elements (J)
 };
 ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel& lm,
                        const Mode& mode);

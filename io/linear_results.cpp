@@ -163,6 +163,18 @@ void write_modes(LinearFile& f, const elements::AssembledModel& model, const ana
   };
   table("kinetic_energy_fraction", &analysis::ModeEnergy::kinetic);
   table("strain_energy_fraction", &analysis::ModeEnergy::strain);
+  table("dissipative_energy_fraction", &analysis::ModeEnergy::dissipative);
+  std::vector<double> computed, peak, strain_total, dissipated;
+  for (size_t k = 0; k < r.energies.size(); ++k) {
+    computed.push_back(k < r.energy_computed.size() && r.energy_computed[k] ? 1.0 : 0.0);
+    peak.push_back(r.energies[k].peak_kinetic);
+    strain_total.push_back(r.energies[k].strain_total);
+    dissipated.push_back(r.energies[k].dissipated_per_cycle);
+  }
+  f.vector(g.get(), "energy_computed", computed);
+  f.vector(g.get(), "peak_kinetic_energy", peak);
+  f.vector(g.get(), "strain_energy", strain_total);
+  f.vector(g.get(), "dissipated_per_cycle", dissipated);
 }
 
 void write_response(LinearFile& f, const analysis::LinearAnalysis& r) {

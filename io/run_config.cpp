@@ -505,7 +505,8 @@ void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) 
 
 void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) {
   const auto s = r.section(node, "linear", {"at", "inputs", "outputs", "frequencies", "balancing",
-                                            "disable_damping", "hdf5", "matlab", "mat"});
+                                            "disable_damping", "hdf5", "matlab", "mat", "energy_modes",
+                                            "energy_exclude"});
   linear.present = true;
   if (const YAML::Node* n = s.get("at")) {
     linear.at = trim(r.string(*n, s.child("at"), "equilibrium, initial or t=T (s)", false));
@@ -524,6 +525,15 @@ void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) 
       out.push_back(trim(r.string((*n)[i], s.child(key) + "[" + std::to_string(i) + "]", "a name", false)));
   };
   names("inputs", linear.inputs);
+  auto modes = [&](const char* key, std::vector<int>& out) {
+    const YAML::Node* n = s.get(key);
+    if (!n) return;
+    if (!n->IsSequence()) r.fail(*n, s.child(key), "expected a list of mode numbers (1 = lowest), got " + describe(*n));
+    for (size_t i = 0; i < n->size(); ++i)
+      out.push_back(static_cast<int>(r.integer((*n)[i], s.child(key) + "[" + std::to_string(i) + "]", 1, 1000000)));
+  };
+  modes("energy_modes", linear.energy_modes);
+  modes("energy_exclude", linear.energy_exclude);
   names("outputs", linear.outputs);
   if (const YAML::Node* n = s.get("frequencies")) {
     const auto f = r.section(*n, s.child("frequencies"), {"from", "to", "points"});

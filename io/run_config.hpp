@@ -60,6 +60,7 @@ struct LinearConfig {
   std::string balancing = "auto";   ///< auto | true | false
   bool disable_damping = false;
   std::string hdf5, matlab, mat;    ///< output files ("" = default HDF5 name / not written)
+  std::vector<int> energy_modes, energy_exclude;  ///< modes with energy tables (1-based)
 };
 
 /// Overrides of the model's default initial state.

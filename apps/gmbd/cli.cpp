@@ -111,6 +111,10 @@ int run_cli(int argc, char** argv) {
   lin_cmd->add_option("-o,--output", lin.hdf5, "HDF5 file (default: <model>_linear.h5)");
   lin_cmd->add_option("--matlab", lin.matlab, "Also write a MATLAB/Octave .m script");
   lin_cmd->add_option("--mat", lin.mat, "Also write a MATLAB level-5 .mat file");
+  lin_cmd->add_flag("--energy", lin.print_energy, "Print each mode's kinetic, strain and dissipative energy shares");
+  lin_cmd->add_option("--energy-modes", lin.energy_modes, "Modes (1 = lowest) that get energy tables (default: all)")
+      ->delimiter(',');
+  lin_cmd->add_option("--energy-exclude", lin.energy_exclude, "Modes without energy tables")->delimiter(',');
   lin_cmd->add_flag("--plot", lin.plot, "Bode plot and mode-shape charts as PNG (python3-matplotlib)");
   lin_cmd->add_option("--plot-file", lin.plot_path, "Bode PNG path (default: HDF5 path with .png)");
 

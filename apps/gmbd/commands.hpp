@@ -64,6 +64,8 @@ struct LinearizeArgs {
   bool plot = false;
   std::string plot_path;
   std::string command_line;          ///< recorded in the HDF5 file
+  std::vector<int> energy_modes, energy_exclude;
+  bool print_energy = false;
 };
 
 int run_command(const RunArgs& args);

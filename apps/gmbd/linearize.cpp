@@ -2,6 +2,7 @@
 // runs the library's linear analysis and prints the mode table and where the files are.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +66,30 @@ void parse_frequencies(const std::string& text, analysis::LinearAnalysisRequest&
     throw InputError(expected);
   }
   analysis::frequency_grid(request.f_from, request.f_to, request.f_count);  // validates
+}
+
+/// The largest shares of one energy table, "owner.component 71 %, …".
+std::string top_shares(const std::vector<analysis::EnergyShare>& table, size_t count) {
+  std::vector<analysis::EnergyShare> sorted = table;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.fraction > b.fraction; });
+  std::string s;
+  for (size_t k = 0; k < std::min(count, sorted.size()); ++k)
+    s += (k ? ", " : "") + sorted[k].owner + (sorted[k].component == "total" || sorted[k].component == "viscous"
+                                                  ? "" : "." + sorted[k].component) +
+         fmt::format(" {:.0f} %", 100.0 * sorted[k].fraction);
+  return s.empty() ? "-" : s;
+}
+
+void print_energies(const analysis::LinearAnalysis& r) {
+  std::cout << "  energy distribution (largest shares; kinetic by body and direction, strain and "
+               "dissipation per cycle by element):\n";
+  for (size_t k = 0; k < r.modal.modes.size(); ++k) {
+    if (k >= r.energy_computed.size() || !r.energy_computed[k]) continue;
+    const auto& e = r.energies[k];
+    std::cout << fmt::format("    mode {} ({:.6g} Hz): kinetic {}; strain {}; dissipation {}\n", k + 1,
+                             r.modal.modes[k].frequency_hz, top_shares(e.kinetic, 3), top_shares(e.strain, 3),
+                             top_shares(e.dissipative, 3));
+  }
 }
 
 std::string stem_path(const std::string& file, const std::string& suffix) {
@@ -186,6 +211,8 @@ int linearize_command(const LinearizeArgs& args) {
   if (!args.hdf5.empty()) linear.hdf5 = args.hdf5;
   if (!args.matlab.empty()) linear.matlab = args.matlab;
   if (!args.mat.empty()) linear.mat = args.mat;
+  if (!args.energy_modes.empty()) linear.energy_modes = args.energy_modes;
+  if (!args.energy_exclude.empty()) linear.energy_exclude = args.energy_exclude;
   const bool transient = linear.at.rfind("t=", 0) == 0;
   if (linear.at != "equilibrium" && linear.at != "initial" && !transient)
     throw InputError("--at: expected equilibrium, initial or t=T (s), got '" + linear.at + "'");
@@ -197,6 +224,8 @@ int linearize_command(const LinearizeArgs& args) {
   request.f_from = linear.f_from;
   request.f_to = linear.f_to;
   request.f_count = linear.f_count;
+  request.energy_include = linear.energy_modes;
+  request.energy_exclude = linear.energy_exclude;
   if (!args.freq.empty()) parse_frequencies(args.freq, request);
 
   if (transient) return linearize_transient(args, linear, request);
@@ -215,6 +244,7 @@ int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, cons
                      const elements::AssembledModel& model_ref, const std::string& model_path) {
   const auto* model = &model_ref;
   print_result(result, *model, model_path);
+  if (args.print_energy) print_energies(result);
 
   const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
   LinearFileMetadata meta;
