@@ -84,7 +84,9 @@ FrequencyResponse state_space_response(const LinearModel& lm, const std::vector<
     if (!solve_shifted_hessenberg(H, s, T, X))
       throw NumericalError(0.0, "transfer function: sI − A is singular at f = " + std::to_string(fk) +
                                     " Hz (an eigenvalue of A lies on the imaginary axis there)");
-    r.H.push_back(CQ * X + Dc);
+    r.H.emplace_back(CQ.rows(), X.cols());
+    r.H.back().noalias() = CQ * X;
+    r.H.back() += Dc;
   }
   return r;
 }

@@ -35,7 +35,8 @@ struct LinearAnalysis {
   std::vector<ModeEnergy> energies;  ///< one per mode (empty tables where not requested)
   std::vector<bool> energy_computed; ///< which modes have tables
   FrequencyResponse response;        ///< state-space transfer functions
-  /// "state space" always; the direct E(f) solve is computed too for second-order models and
+  /// "state space" always; the direct E(f) solve is computed too (every 10th frequency) for
+  /// second-order models and
   /// its largest relative difference reported (a built-in cross-check).
   double direct_difference = -1.0;
   std::string operating_point;  ///< "static equilibrium" or "state of a transient at t = …"

@@ -97,7 +97,7 @@ struct Tangents {
   Mat Cq, Bq, Bv;
 };
 
-bool is_moving(const OperatingPoint& p) { return p.v.size() && p.v.cwiseAbs().maxCoeff() > 0.0; }
+bool is_moving(const OperatingPoint& p) { return p.transient || (p.v.size() && p.v.cwiseAbs().maxCoeff() > 0.0); }
 
 /// At a moving state: a0, λ0 from the KKT solve (M a + Gᵀλ = f, G a = b), then
 /// K = −∂f/∂q + Σλ∇²g + ∂(M a0)/∂q, and Bq = ∂b/∂q − ∂(G a0)/∂q, Bv = ∂b/∂v, Cq.
@@ -515,8 +515,10 @@ class Linearizer {
     rhs_x.topRows(nc) = -lm.K * pos_x_ - lm.Dv * vel_x_ + Fzc_ * zx;
     rhs_x.bottomRows(nh) = select_cols(t_.Bq, c) * pos_x_ + select_cols(t_.Bv, c) * vel_x_;
     rhs_u.topRows(nc) = Bfc_;
-    if (max_abs(Bvc_) > 0.0)
-      throw InputError("linearize: support displacement inputs at a moving state are not supported; use ground_accel");
+    for (const auto& name : lm.input_names)
+      if (name.rfind("support.", 0) == 0 && (nh > 0 || max_abs(Bvc_) > 0.0))
+        throw InputError("linearize: input '" + name + "': support displacement inputs at a moving state "
+                         "are supported for unconstrained models without dampers to the support only; use ground_accel");
     const Eigen::CompleteOrthogonalDecomposition<Mat> solver(kkt);
     acc_x_ = solver.solve(rhs_x).topRows(nc);
     acc_u_ = solver.solve(rhs_u).topRows(nc);

@@ -15,6 +15,9 @@ namespace gmbd::analysis {
 struct OperatingPoint {
   double t = 0.0;
   Vec q, v, z, lambda;
+  /// A state of a transient: linearised with the acceleration terms (a0 from the KKT solve)
+  /// even when it happens to be at rest (released from rest at T). Implied by v ≠ 0.
+  bool transient = false;
 };
 
 struct LinearOptions {

@@ -240,17 +240,53 @@ std::string axis_of_label(const char* label) { return std::string(label).substr(
 
 }  // namespace
 
-ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel& lm,
-                       const Mode& mode) {
-  ModeEnergy e;
+ModalEnergyCalculator::ModalEnergyCalculator(const elements::AssembledModel& model, const LinearModel& lm)
+    : model_(model) {
   const Eigen::Index n = model.nq();
+  M_ = Mat::Zero(n, n);
+  model.mass_matrix(lm.point.t, lm.point.q, M_);
+  // Per element, once: K_e = −∂f_e/∂q + Σ λ∇²g_e and C_e = −∂f_e/∂v at the operating point (a
+  // voice coil's state-force stiffness A I ∇²x is not included: zero without coil current).
+  constexpr int kMax = elements::kMaxLocalCoordinates;
+  double lq[kMax], lv[kMax], tq[kMax * kMax], tv[kMax * kMax], lam[elements::kMaxElementRows];
+  const Vec& multipliers = lm.effective_lambda.size() ? lm.effective_lambda : lm.point.lambda;
+  for (size_t k = 0; k < model.elements().size(); ++k) {
+    const auto& el = *model.elements()[k];
+    const auto& idx = el.coordinates();
+    const int m = el.local_size();
+    for (int i = 0; i < m; ++i) {
+      lq[i] = lm.point.q(idx[static_cast<size_t>(i)]);
+      lv[i] = lm.point.v.size() ? lm.point.v(idx[static_cast<size_t>(i)]) : 0.0;
+    }
+    std::fill(tq, tq + m * m, 0.0);
+    std::fill(tv, tv + m * m, 0.0);
+    el.add_force_tangents(lm.point.t, lq, lv, tq, tv);
+    for (int i = 0; i < m * m; ++i) {
+      tq[i] = -tq[i];
+      tv[i] = -tv[i];
+    }
+    if (el.n_holonomic() > 0) {
+      const int row0 = model.first_holonomic_row(static_cast<int>(k));
+      for (int r = 0; r < el.n_holonomic(); ++r) lam[r] = multipliers(row0 + r);
+      el.add_constraint_curvature(lm.point.t, lq, lam, tq);
+    }
+    ElementTangent e;
+    e.name = el.name();
+    e.coordinates = idx;
+    e.K = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(tq, m, m);
+    e.C = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(tv, m, m);
+    elements_.push_back(std::move(e));
+  }
+}
+
+ModeEnergy ModalEnergyCalculator::energy(const Mode& mode) const {
+  ModeEnergy e;
   const CVecX& p = mode.shape;
-  Mat M = Mat::Zero(n, n);
-  model.mass_matrix(lm.point.t, lm.point.q, M);
+  const Mat& M = M_;
   const double omega = 2.0 * std::numbers::pi * mode.frequency_hz;
   // Kinetic: per body, diagonal terms by direction, cross-rotational terms twice.
   double total = 0.0;
-  for (const auto& b : model.bodies()) {
+  for (const auto& b : model_.bodies()) {
     const auto names = b.coordinate_names();
     std::vector<std::pair<std::string, double>> parts;
     auto add = [&](const std::string& label, double value) {
@@ -284,51 +320,28 @@ ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel&
   }
   for (auto& share : e.kinetic) share.fraction = total > 0.0 ? share.fraction / total : 0.0;
   e.peak_kinetic = 0.5 * omega * omega * total;
-  // Strain: per element ½ p̂ᴴ K_e p̂ with K_e = −∂f_e/∂q + Σ λ∇²g_e (a voice coil's state force
-  // stiffness A I ∇²x is not included: it is zero without coil current).
-  double strain_total = 0.0;
+  // Strain ½ p̂ᴴ K_e p̂ and dissipation per cycle π ω p̂ᴴ C_e p̂ per element.
   std::vector<std::pair<std::string, double>> strain, dissipation;
-  constexpr int kMax = elements::kMaxLocalCoordinates;
-  double lq[kMax], lv[kMax], tq[kMax * kMax], tv[kMax * kMax], lam[elements::kMaxElementRows];
-  for (size_t k = 0; k < model.elements().size(); ++k) {
-    const auto& el = *model.elements()[k];
-    const auto& idx = el.coordinates();
-    const int m = el.local_size();
-    for (int i = 0; i < m; ++i) {
-      lq[i] = lm.point.q(idx[static_cast<size_t>(i)]);
-      lv[i] = 0.0;
-    }
-    std::fill(tq, tq + m * m, 0.0);
-    std::fill(tv, tv + m * m, 0.0);
-    el.add_force_tangents(lm.point.t, lq, lv, tq, tv);
-    for (int i = 0; i < m * m; ++i) tq[i] = -tq[i];
-    if (el.n_holonomic() > 0) {
-      const int row0 = model.first_holonomic_row(static_cast<int>(k));
-      const Vec& multipliers = lm.effective_lambda.size() ? lm.effective_lambda : lm.point.lambda;
-      for (int r = 0; r < el.n_holonomic(); ++r) lam[r] = multipliers(row0 + r);
-      el.add_constraint_curvature(lm.point.t, lq, lam, tq);
-    }
-    std::complex<double> value = 0.0;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < m; ++j)
-        value += std::conj(p(idx[static_cast<size_t>(i)])) * tq[i * m + j] * p(idx[static_cast<size_t>(j)]);
-    const double se = 0.5 * value.real();
-    if (se != 0.0) strain.emplace_back(el.name(), se);
-    strain_total += se;
-    std::complex<double> viscous = 0.0;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < m; ++j)
-        viscous -= std::conj(p(idx[static_cast<size_t>(i)])) * tv[i * m + j] * p(idx[static_cast<size_t>(j)]);
-    const double de = std::numbers::pi * omega * viscous.real();
-    if (de != 0.0) dissipation.emplace_back(el.name(), de);
+  for (const auto& el : elements_) {
+    const Eigen::Index m = static_cast<Eigen::Index>(el.coordinates.size());
+    CVecX local(m);
+    for (Eigen::Index i = 0; i < m; ++i) local(i) = p(el.coordinates[static_cast<size_t>(i)]);
+    const double se = 0.5 * (local.adjoint() * el.K.cast<std::complex<double>>() * local).real()(0, 0);
+    if (se != 0.0) strain.emplace_back(el.name, se);
+    e.strain_total += se;
+    const double de = std::numbers::pi * omega * (local.adjoint() * el.C.cast<std::complex<double>>() * local).real()(0, 0);
+    if (de != 0.0) dissipation.emplace_back(el.name, de);
     e.dissipated_per_cycle += de;
   }
   for (const auto& [name, value] : dissipation)
     e.dissipative.push_back({name, "viscous", e.dissipated_per_cycle != 0.0 ? value / e.dissipated_per_cycle : 0.0});
-  e.strain_total = strain_total;
   for (const auto& [name, value] : strain)
-    e.strain.push_back({name, "total", strain_total != 0.0 ? value / strain_total : 0.0});
+    e.strain.push_back({name, "total", e.strain_total != 0.0 ? value / e.strain_total : 0.0});
   return e;
+}
+
+ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel& lm, const Mode& mode) {
+  return ModalEnergyCalculator(model, lm).energy(mode);
 }
 
 }  // namespace gmbd::analysis

@@ -66,4 +66,21 @@ struct ModeEnergy {
 ModeEnergy mode_energy(const elements::AssembledModel& model, const LinearModel& lm,
                        const Mode& mode);
 
+/// The same for many modes: the mass matrix and every element's tangents are evaluated once.
+class ModalEnergyCalculator {
+ public:
+  ModalEnergyCalculator(const elements::AssembledModel& model, const LinearModel& lm);
+  ModeEnergy energy(const Mode& mode) const;
+
+ private:
+  struct ElementTangent {
+    std::string name;
+    std::vector<int> coordinates;
+    Mat K, C;  ///< local stiffness (incl. constraint curvature) and viscous damping
+  };
+  const elements::AssembledModel& model_;
+  Mat M_;
+  std::vector<ElementTangent> elements_;
+};
+
 }  // namespace gmbd::analysis

@@ -128,7 +128,7 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
   if (!f.empty())
     std::cout << fmt::format("  transfer funcs    {} points, {:.4g} … {:.4g} Hz{}\n", f.size(), f.front(), f.back(),
                              r.direct_difference >= 0.0
-                                 ? fmt::format(" (direct E(f) solve agrees to {:.1e})", r.direct_difference)
+                                 ? fmt::format(" (direct E(f) solve agrees to {:.1e} on every 10th)", r.direct_difference)
                                  : std::string());
 }
 
@@ -165,6 +165,7 @@ int linearize_transient(const LinearizeArgs& args, const LinearConfig& linear,
     point.v = s.v;
     point.z = s.z;
     point.lambda = s.lambda.head(model->n_holonomic());
+    point.transient = true;
     have = true;
   });
   if (!summary.completed || !have)
