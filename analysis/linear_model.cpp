@@ -481,7 +481,13 @@ class Linearizer {
       lm.Kr = lm.Nq.transpose() * lm.K * lm.Nq;
       lm.Dr = lm.Nq.transpose() * lm.Dv * lm.Nq;
     }
-    if (lm.second_order && n1 > 0) {
+    // Holonomic models (one basis for positions and velocities), with or without states: the
+    // undamped problem of the mechanical part gives the stability check and real shapes.
+    if (!t_.moving && n1 == n2 && n1 > 0 && max_abs(lm.Nq - lm.Nv) == 0.0) {
+      if (!lm.second_order) {
+        lm.Mr = lm.Nq.transpose() * lm.M * lm.Nq;
+        lm.Kr = lm.Nq.transpose() * lm.K * lm.Nq;
+      }
       const Mat Ks = 0.5 * (lm.Kr + lm.Kr.transpose());
       Eigen::GeneralizedSelfAdjointEigenSolver<Mat> es(Ks, lm.Mr);
       lm.undamped_omega2 = es.eigenvalues();
