@@ -78,10 +78,11 @@ LinearAnalysis linear_analysis_at(const elements::AssembledModel& model, const O
     out.energies.push_back(wanted ? energies.energy(out.modal.modes[k]) : ModeEnergy{});
   }
   const int count = static_cast<int>(out.modal.modes.size());
-  for (int m : request.energy_include)
-    if (m < 1 || m > count)
-      throw InputError("energy modes: mode " + std::to_string(m) + " does not exist (the model has " +
-                       std::to_string(count) + " modes)");
+  for (const auto* list : {&request.energy_include, &request.energy_exclude})
+    for (int m : *list)
+      if (m < 1 || m > count)
+        throw InputError("energy modes: mode " + std::to_string(m) + " does not exist (the model has " +
+                         std::to_string(count) + " modes, numbered from 1)");
   const auto grid = request.f_count > 0 ? frequency_grid(request.f_from, request.f_to, request.f_count)
                                         : automatic_grid(out.modal);
   out.response = state_space_response(out.model, grid);

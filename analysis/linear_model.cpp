@@ -241,9 +241,10 @@ class Linearizer {
         point_.lambda.size() != model_.n_holonomic())
       throw InputError("linearize: the operating point has the wrong size");
     if (is_moving(point_) && model_.n_nonholonomic() > 0)
-      throw InputError("linearize: the operating point moves and the model has non-holonomic rows ('" +
-                       model_.constraint_name(model_.n_holonomic()) +
-                       "'): their tangents at a moving state are not available; linearise at rest");
+      throw InputError("linearize: a state of a transient (--at t=T) cannot be linearised for a model with "
+                       "non-holonomic rows ('" + model_.constraint_name(model_.n_holonomic()) +
+                       "'): their tangents at a moving state are not available; linearise at an "
+                       "equilibrium (--at equilibrium)");
     // Non-holonomic reaction forces at the point would need ∂(Hᵀμ)/∂q, which the elements do
     // not provide: refuse rather than drop the term.
     if (model_.n_nonholonomic() > 0) {
@@ -541,7 +542,10 @@ class Linearizer {
     // sees its rate (whose output would need the input's derivative); else ground acceleration.
     for (int k = 0; k < model_.dimension(); ++k) {
       const bool rate_free = max_abs(t_.Dv * t_.T.col(k)) == 0.0 && max_abs(t_.Zv * t_.T.col(k)) == 0.0;
-      in.push_back(std::string(support_allowed(k, nullptr) && rate_free ? "support." : "ground_accel.") + kAxes[k]);
+      // At a moving state support inputs are taken for unconstrained models only (add_motion).
+      const bool motion_ok = !t_.moving || model_.n_holonomic() == 0;
+      in.push_back(std::string(support_allowed(k, nullptr) && rate_free && motion_ok ? "support." : "ground_accel.") +
+                   kAxes[k]);
     }
     for (int i = 0; i < n(); ++i)
       if (!dropped(lm, i)) in.push_back("force:" + model_.coordinates()[static_cast<size_t>(i)].name);

@@ -167,6 +167,17 @@ void with_dual_size(int n, F&& f) {
   }
 }
 
+/// Seeds second-order duals (Dual<Dual<double, N>, N>) so that a function of q evaluated on
+/// them carries its gradient (.v.d) and Hessian (.d[i].d[j]).
+template <class D2>
+void seed_second_order(const double* q, int n, D2* qd) {
+  using D1 = decltype(D2{}.v);
+  for (int i = 0; i < n; ++i) {
+    qd[i] = D2(D1::variable(q[i], i));
+    qd[i].d[static_cast<size_t>(i)] = D1(1.0);
+  }
+}
+
 /// Whether an element's function depends on time explicitly (Derived::kTimeDependent, default
 /// false). Time-independent elements skip the time derivative (one dual slot fewer).
 template <class Derived>
@@ -270,10 +281,7 @@ class HolonomicElement : public Element {
       using D1 = Dual<double, N>;
       using D2 = Dual<D1, N>;
       D2 qd[kMaxLocalCoordinates];
-      for (int i = 0; i < n; ++i) {
-        qd[i] = D2(D1::variable(q[i], i));
-        qd[i].d[static_cast<size_t>(i)] = D1(1.0);
-      }
+      seed_second_order(q, n, qd);
       D2 g[Derived::kRows];
       self().constraint(D2(t), qd, g);
       for (int r = 0; r < Derived::kRows; ++r)
@@ -319,23 +327,11 @@ class MeasureForceElement : public Element {
   void add_forces(double t, const double* q, const double* v, double* f) const override {
     const int n = local_size();
     constexpr int k = Derived::kMeasure;
-    constexpr bool timed = time_dependent<Derived>();
-    with_dual_size(timed ? n + 1 : n, [&]<int N>() {
-      using D = Dual<double, N>;
-      D qd[N < 6 ? 6 : N];
-      for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
-      D s[k];
-      self().measure(timed ? D::variable(t, n) : D(t), qd, s);
-      double sv[k], sdot[k], F[k];
-      for (int m = 0; m < k; ++m) {
-        sv[m] = s[m].v;
-        sdot[m] = timed ? s[m].d[static_cast<size_t>(n)] : 0.0;
-        for (int i = 0; i < n; ++i) sdot[m] += s[m].d[static_cast<size_t>(i)] * v[i];
-      }
-      self().law(t, sv, sdot, F);
-      for (int m = 0; m < k; ++m)
-        for (int i = 0; i < n; ++i) f[i] -= s[m].d[static_cast<size_t>(i)] * F[m];
-    });
+    double sv[k], J[k * kMaxLocalCoordinates], sdot[k], F[k];
+    first_order_measure(t, q, v, sv, J, sdot);
+    self().law(t, sv, sdot, F);
+    for (int m = 0; m < k; ++m)
+      for (int i = 0; i < n; ++i) f[i] -= J[m * n + i] * F[m];
   }
 
   void add_force_tangents(double t, const double* q, const double* v, double* dfdq,
@@ -347,10 +343,7 @@ class MeasureForceElement : public Element {
       using D2 = Dual<D1, N>;
       // Second-order duals over (q, t): s, J_s (and ∂s/∂t) and ∇²s in one pass.
       D2 qd[kMaxLocalCoordinates];
-      for (int i = 0; i < n; ++i) {
-        qd[i] = D2(D1::variable(q[i], i));
-        qd[i].d[static_cast<size_t>(i)] = D1(1.0);
-      }
+      seed_second_order(q, n, qd);
       D2 td(D1::variable(t, n));
       td.d[static_cast<size_t>(n)] = D1(1.0);
       D2 s[k];
@@ -396,6 +389,16 @@ class MeasureForceElement : public Element {
 
   void measure_tangents(double t, const double* q, const double* v, double* s, double* J,
                         double* F, double* Fs, double* Fsd) const override {
+    double sdot[Derived::kMeasure];
+    first_order_measure(t, q, v, s, J, sdot);
+    self().law(t, s, sdot, F);
+    self().law_derivatives(t, s, sdot, Fs, Fsd);
+  }
+
+  /// s, J_s = ∂s/∂q (k × n, row-major) and ṡ = J_s v + ∂s/∂t at (t, q, v), by first-order duals
+  /// over (q, t) (t only for time-dependent measures).
+  void first_order_measure(double t, const double* q, const double* v, double* s, double* J,
+                           double* sdot) const {
     const int n = local_size();
     constexpr int k = Derived::kMeasure;
     constexpr bool timed = time_dependent<Derived>();
@@ -405,7 +408,6 @@ class MeasureForceElement : public Element {
       for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
       D sd[k];
       self().measure(timed ? D::variable(t, n) : D(t), qd, sd);
-      double sdot[k];
       for (int m = 0; m < k; ++m) {
         s[m] = sd[m].v;
         sdot[m] = timed ? sd[m].d[static_cast<size_t>(n)] : 0.0;
@@ -414,8 +416,6 @@ class MeasureForceElement : public Element {
           sdot[m] += J[m * n + i] * v[i];
         }
       }
-      self().law(t, s, sdot, F);
-      self().law_derivatives(t, s, sdot, Fs, Fsd);
     });
   }
 
@@ -432,10 +432,7 @@ class MeasureForceElement : public Element {
       using D1 = Dual<double, N>;
       using D2 = Dual<D1, N>;
       D2 qd[N < 6 ? 6 : N];
-      for (int i = 0; i < n; ++i) {
-        qd[i] = D2(D1::variable(q[i], i));
-        qd[i].d[static_cast<size_t>(i)] = D1(1.0);
-      }
+      seed_second_order(q, n, qd);
       D2 s[Derived::kMeasure];
       self().measure(D2(t), qd, s);
       const D2 v = self().law_potential(s);

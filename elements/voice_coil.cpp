@@ -50,15 +50,13 @@ void VoiceCoil::measure_hessian(const double* q, double* J, double* H) const {
     using D1 = Dual<double, N>;
     using D2 = Dual<D1, N>;
     D2 qd[N < 6 ? 6 : N];
-    for (int i = 0; i < n; ++i) {
-      qd[i] = D2(D1::variable(q[i], i));
-      qd[i].d[static_cast<size_t>(i)] = D1(1.0);
-    }
+    seed_second_order(q, n, qd);
     D2 s[1];
     measure(D2(0.0), qd, s);
-    for (int i = 0; i < n; ++i) {
+    const int m = n < N ? n : N;  // n ≤ N always; the bound keeps GCC's array-bounds check quiet
+    for (int i = 0; i < m; ++i) {
       J[i] = s[0].v.d[static_cast<size_t>(i)];
-      for (int j = 0; j < n; ++j) H[i * n + j] = s[0].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)];
+      for (int j = 0; j < m; ++j) H[i * n + j] = s[0].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)];
     }
   });
 }

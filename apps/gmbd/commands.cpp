@@ -26,13 +26,6 @@ namespace gmbd::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::string format_value(double x) {
   if (std::isnan(x)) return "-";
   return fmt::format("{:.3e}", x);
@@ -109,6 +102,13 @@ void align_output_grid(TimeConfig& time, double dt) {
 }
 
 }  // namespace
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
 
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
   const fs::path path = scripts_dir() / script;

@@ -77,6 +77,9 @@ int models_command();
 int demo_command(const DemoArgs& args);
 int export_command(const std::string& h5, const std::string& csv);
 
+/// The whole text of a file ("" when it cannot be read: callers have opened it before).
+std::string read_text(const std::string& path);
+
 /// Runs a Python plotting script from scripts/ with Debian's python3 (matplotlib). Returns
 /// false and logs a warning when python or the script is unavailable.
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args);

@@ -26,13 +26,6 @@ namespace gmbd::cli {
 namespace fs = std::filesystem;
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 /// A model file has `bodies:`; a run file has `model:`.
 bool is_run_file(const std::string& path) {
   YAML::Node root;
@@ -250,7 +243,7 @@ int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, cons
   const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
   LinearFileMetadata meta;
   meta.model_file = model_path;
-  meta.model_file_text = slurp(model_path);
+  meta.model_file_text = read_text(model_path);
   meta.command = args.command_line.empty() ? "gmbd linearize " + args.file : args.command_line;
   write_linear_hdf5(h5, *model, result, meta);
   std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
