@@ -62,7 +62,7 @@ FrequencyResponse state_space_response(const LinearModel& lm, const std::vector<
   r.frequencies = f;
   const Eigen::Index nx = lm.A.rows();
   const CMatX Dc = lm.D.cast<std::complex<double>>();
-  if (nx == 0) {
+  if (nx == 0 || lm.B.cols() == 0) {  // no dynamics or no inputs: H = D (empty solves are UB in Eigen)
     r.H.assign(f.size(), Dc);
     return r;
   }
@@ -102,6 +102,10 @@ FrequencyResponse direct_response(const LinearModel& lm, const std::vector<doubl
   const CMatX Fu = (lm.Nq.transpose() * lm.Fu_force).cast<std::complex<double>>();
   const CMatX Fv = (lm.Nq.transpose() * lm.Fv_force).cast<std::complex<double>>();
   r.H.reserve(f.size());
+  if (Fu.cols() == 0 || Fu.rows() == 0) {
+    r.H.assign(f.size(), o.Ou.cast<std::complex<double>>());
+    return r;
+  }
   for (double fk : f) {
     const double w = 2.0 * std::numbers::pi * fk;
     const CMatX E = lm.Kr.cast<std::complex<double>>() - w * w * lm.Mr.cast<std::complex<double>>() +

@@ -16,6 +16,14 @@ namespace {
 
 constexpr const char* kAxes[3] = {"x", "y", "z"};
 
+/// solver.solve(rhs), or the empty result when rhs has no columns or rows: Eigen's triangular
+/// solves dereference the data of empty matrices (undefined behaviour UBSan reports).
+template <class Solver>
+Mat solve_or_empty(const Solver& solver, const Mat& rhs, Eigen::Index rows) {
+  if (rhs.cols() == 0 || rhs.rows() == 0 || rows == 0) return Mat::Zero(rows, rhs.cols());
+  return solver.solve(rhs);
+}
+
 /// Largest absolute entry; 0 for an empty matrix (Eigen's maxCoeff needs at least one).
 template <class Derived>
 double max_abs(const Eigen::MatrixBase<Derived>& m) {
@@ -373,9 +381,9 @@ class Linearizer {
       }
       const Mat Kcf = select(t_.K, c, f);
       const Mat Kfc = select(t_.K, f, c);
-      lm.Fq = -lu.solve(Kfc);
-      lm.Fz = lu.solve(select_rows(t_.Fz, f));
-      lm.Fu = lu.solve(select_rows(Bf_, f));
+      lm.Fq = -solve_or_empty(lu, Kfc, Q.rows());
+      lm.Fz = solve_or_empty(lu, select_rows(t_.Fz, f), Q.rows());
+      lm.Fu = solve_or_empty(lu, select_rows(Bf_, f), Q.rows());
       Kc_ += Kcf * lm.Fq;     // K_cc − K_cf Q⁻¹ K_fc
       Fzc_ -= Kcf * lm.Fz;    // force on c of the floats' state response
       Bfc_ -= Kcf * lm.Fu;
@@ -429,7 +437,7 @@ class Linearizer {
                                          "' can move without inertia and is not a float "
                                          "(it is constrained but the constraints do not fix it)");
     }
-    Minv_NvT_ = llt.solve(lm.Nv.transpose());  // M_v⁻¹ N_vᵀ
+    Minv_NvT_ = solve_or_empty(llt, Mat(lm.Nv.transpose()), n2);  // M_v⁻¹ N_vᵀ
     Mat A = Mat::Zero(nx, nx), B0 = Mat::Zero(nx, nu), B1 = Mat::Zero(nx, nu);
     A.block(0, n1, n1, n2) = lm.Nq.transpose() * lm.Nv;
     A.block(n1, 0, n2, n1) = -Minv_NvT_ * lm.K * lm.Nq;
@@ -527,8 +535,8 @@ class Linearizer {
         throw InputError("linearize: input '" + name + "': support displacement inputs at a moving state "
                          "are supported for unconstrained models without dampers to the support only; use ground_accel");
     const Eigen::CompleteOrthogonalDecomposition<Mat> solver(kkt);
-    acc_x_ = solver.solve(rhs_x).topRows(nc);
-    acc_u_ = solver.solve(rhs_u).topRows(nc);
+    acc_x_ = solve_or_empty(solver, rhs_x, nc + nh).topRows(nc);
+    acc_u_ = solve_or_empty(solver, rhs_u, nc + nh).topRows(nc);
     A.topRows(n1) = lm.Nq.transpose() * vel_x_;
     A.middleRows(n1, n2) = lm.Nv.transpose() * acc_x_;
     A.block(n1 + n2, 0, nz, n1) = Zqc_ * lm.Nq + select_cols(t_.Zv, c) * vel_x_.leftCols(n1);
