@@ -37,12 +37,25 @@ double max_relative_difference(const FrequencyResponse& a, const FrequencyRespon
 LinearAnalysis run_linear_analysis(const elements::AssembledModel& model, CVec q_start,
                                    CVec z_start, const LinearAnalysisRequest& request) {
   LinearAnalysis out;
-  if (request.solve_equilibrium) {
-    out.equilibrium = find_equilibrium(model, q_start, z_start, request.equilibrium);
-  } else {
-    EquilibriumOptions check = request.equilibrium;
-    check.max_iterations = 0;
-    out.equilibrium = find_equilibrium(model, q_start, z_start, check);
+  EquilibriumOptions options = request.equilibrium;
+  if (!request.solve_equilibrium) options.max_iterations = 0;
+  const double t = request.equilibrium.time;
+  // Wire flexure terms hold the tension of the equilibrium fixed and relax their tangents
+  // there (docs/suspensions.md §5): the terms with given tangents act in the equilibrium, so
+  // tension and equilibrium are iterated to a fixed point (relaxed terms: one pass).
+  if (model.has_flexure_terms()) model.prepare_flexure_terms(t, q_start, false);
+  out.equilibrium = find_equilibrium(model, q_start, z_start, options);
+  if (model.has_flexure_terms()) {
+    int passes = 0;
+    for (double change = 1.0; change > 1e-13; ++passes) {
+      if (passes == 20)
+        throw NumericalError(t, "equilibrium: the wire tensions of the flexure terms did not settle in 20 passes "
+                                "(last relative change " + std::to_string(change) + ")");
+      change = model.prepare_flexure_terms(t, out.equilibrium.q, true);
+      const int before = out.equilibrium.iterations;
+      out.equilibrium = find_equilibrium(model, out.equilibrium.q, out.equilibrium.z, options);
+      out.equilibrium.iterations += before;
+    }
   }
   OperatingPoint point;
   point.t = request.equilibrium.time;

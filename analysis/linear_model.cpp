@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include <Eigen/Dense>
@@ -232,6 +233,8 @@ class Linearizer {
     for (const auto& name : inputs) columns.push_back(input_column(name));
     lm.input_names = inputs;
     condense_floats(lm, columns);
+    keep_full_coordinate_data(lm, columns);
+    add_state_space_losses(lm);
     build_bases(lm);
     build_state_space(lm);
     build_outputs(lm, outputs, columns);
@@ -395,6 +398,74 @@ class Linearizer {
     lm.K = Kc_;
     lm.Fu_force = Bfc_;
     lm.Fv_force = Bvc_;
+  }
+
+  // ---- losses ----------------------------------------------------------------------------------
+  void keep_full_coordinate_data(LinearModel& lm, const std::vector<InputColumn>& columns) {
+    if (is_moving(point_)) return;
+    lm.K_all = t_.K;
+    lm.M_all = t_.M;
+    lm.D_all = t_.Dv;
+    lm.B_all = Bf_;
+    lm.Bv_all = Bv_;
+    lm.T_all = t_.T;
+    for (const auto& c : columns) lm.input_support_axis.push_back(c.support_axis);
+    if (!model_.loss_tags().empty()) lm.tag_stiffness = model_.tag_stiffness(point_.t, point_.q);
+  }
+
+  /// Viscous-only loss functions (exact) or, when asked, the equivalent viscous matrix at a
+  /// reference frequency: D += Im K_c(f)/(2πf), K_c the complex float-condensed stiffness.
+  void add_state_space_losses(LinearModel& lm) {
+    const LossModel* losses = options_.losses;
+    if (losses == nullptr || losses->empty()) return;
+    if (lm.tag_stiffness.empty()) {
+      lm.state_space_losses = "lossless model (no element carries a damping tag)";
+      return;
+    }
+    const bool viscous = losses->viscous_only();
+    if (!viscous && !(options_.viscous_at_hz > 0.0)) {
+      lm.state_space_losses = "omitted (structural damping has no state-space form)";
+      return;
+    }
+    const double f = viscous ? 1.0 : options_.viscous_at_hz;
+    const Eigen::MatrixXcd K = lossy_stiffness(t_.K, lm.tag_stiffness, *losses, f, options_.dilution);
+    // A displaced support loads the model through the same complex stiffness: b(f) = K(f) T.
+    std::vector<int> support_columns;
+    for (size_t u = 0; u < lm.input_support_axis.size(); ++u)
+      if (lm.input_support_axis[u] >= 0) support_columns.push_back(static_cast<int>(u));
+    Eigen::MatrixXcd b(n(), static_cast<Eigen::Index>(support_columns.size()));
+    for (size_t j = 0; j < support_columns.size(); ++j)
+      b.col(static_cast<Eigen::Index>(j)) =
+          K * t_.T.col(lm.input_support_axis[static_cast<size_t>(support_columns[j])]).cast<std::complex<double>>();
+    const auto& c = lm.kept;
+    const auto& fl = lm.floats;
+    auto pick = [](const Eigen::MatrixXcd& A, const std::vector<int>& r, const std::vector<int>& cols) {
+      Eigen::MatrixXcd out(static_cast<Eigen::Index>(r.size()), static_cast<Eigen::Index>(cols.size()));
+      for (size_t i = 0; i < r.size(); ++i)
+        for (size_t j = 0; j < cols.size(); ++j) out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = A(r[i], cols[j]);
+      return out;
+    };
+    std::vector<int> all_b(support_columns.size());
+    for (size_t j = 0; j < all_b.size(); ++j) all_b[j] = static_cast<int>(j);
+    Eigen::MatrixXcd Kc = pick(K, c, c), bc = pick(b, c, all_b);
+    if (!fl.empty()) {
+      const Eigen::MatrixXcd Kcf = pick(K, c, fl);
+      const auto lu = pick(K, fl, fl).partialPivLu();
+      Kc -= Kcf * lu.solve(pick(K, fl, c));
+      if (bc.cols()) bc -= Kcf * lu.solve(pick(b, fl, all_b));
+    }
+    // The imaginary parts over ω are the equivalent viscous matrices (of the support rate too).
+    for (size_t j = 0; j < support_columns.size(); ++j)
+      Bvc_.col(support_columns[j]) += bc.col(static_cast<Eigen::Index>(j)).imag() / (2.0 * std::numbers::pi * f);
+    const Mat D = Kc.imag() / (2.0 * std::numbers::pi * f);
+    lm.Dv += 0.5 * (D + D.transpose());
+    lm.Fv_force = Bvc_;
+    std::ostringstream s;
+    if (viscous)
+      s << "viscous (exact)";
+    else
+      s << "equivalent viscous at " << f << " Hz";
+    lm.state_space_losses = s.str();
   }
 
   // ---- bases -----------------------------------------------------------------------------------
@@ -696,11 +767,15 @@ class Linearizer {
     o.Oa = Mat::Zero(ny, nc);
     o.Oz = Mat::Zero(ny, nz);
     o.Ou = Mat::Zero(ny, nu);
+    o.Oall = Mat::Zero(ny, n());
+    Mat Ou_float = Mat::Zero(ny, nu);
+    o.stiffness_dependent.assign(static_cast<size_t>(ny), false);
     std::vector<int> position_of(static_cast<size_t>(n()), -1), float_of(static_cast<size_t>(n()), -1);
     for (size_t i = 0; i < lm.kept.size(); ++i) position_of[static_cast<size_t>(lm.kept[i])] = static_cast<int>(i);
     for (size_t i = 0; i < lm.floats.size(); ++i) float_of[static_cast<size_t>(lm.floats[i])] = static_cast<int>(i);
     // A row over all coordinates (positions): split into kept and float parts.
     auto add_position_row = [&](Eigen::Index y, const Eigen::RowVectorXd& row) {
+      o.Oall.row(y) += row;
       for (int i = 0; i < n(); ++i) {
         if (row(i) == 0.0) continue;
         if (position_of[static_cast<size_t>(i)] >= 0) {
@@ -710,6 +785,7 @@ class Linearizer {
           o.Oq.row(y) += row(i) * lm.Fq.row(f);
           o.Oz.row(y) += row(i) * lm.Fz.row(f);
           o.Ou.row(y) += row(i) * lm.Fu.row(f);
+          Ou_float.row(y) += row(i) * lm.Fu.row(f);
         }
       }
     };
@@ -773,6 +849,7 @@ class Linearizer {
           o.Oa.row(y) = -P.row(i) * lm.M;
           o.Oz.row(y) = P.row(i) * Fzc_;
           o.Ou.row(y) = P.row(i) * Bfc_;
+          o.stiffness_dependent[static_cast<size_t>(y)] = true;
           continue;
         }
       }
@@ -792,6 +869,7 @@ class Linearizer {
       const auto valid = available_outputs(model_);
       throw InputError("linearize: output '" + name + "': unknown output; valid outputs: " + join(valid));
     }
+    o.Ou_direct = o.Ou - Ou_float;
     lm.output_names = names;
   }
 
@@ -843,6 +921,7 @@ class Linearizer {
         }
       }
       add_position_row(y, row_q);
+      if (is_force) lm.outputs.stiffness_dependent[static_cast<size_t>(y)] = true;
       for (size_t i = 0; i < lm.kept.size(); ++i) lm.outputs.Ov(y, static_cast<Eigen::Index>(i)) += row_v(lm.kept[i]);
       // The element sees relative positions: a displaced support enters as −J_s T s.
       for (size_t u = 0; u < columns.size(); ++u) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/losses.hpp"
 #include "core/types.hpp"
 #include "elements/assembly.hpp"
 
@@ -29,12 +30,25 @@ struct LinearOptions {
   std::vector<std::string> outputs;
   /// Refuse an operating point whose reduced stiffness has a negative eigenvalue.
   bool check_stability = true;
+  /// Loss functions per damping tag (nullptr or empty: lossless) and dissipation dilution
+  /// (tension-off split, docs/suspensions.md §4; false = the naive Stage-0A sum).
+  const LossModel* losses = nullptr;
+  bool dilution = true;
+  /// Losses in the state space (which needs a frequency-independent viscous matrix): loss
+  /// functions that are all viscous enter exactly; others only when this is > 0, as the
+  /// equivalent viscous matrix Im K_eff(f)/(2πf) at f = viscous_at_hz; else they are omitted.
+  double viscous_at_hz = 0.0;
 };
 
 /// Linear outputs as functionals of the increments of the kept coordinates (q, v, a), the
 /// non-mechanical states z and the inputs u: y = Oq δq + Ov δv + Oa δa + Oz δz + Ou u.
 struct OutputMap {
   Mat Oq, Ov, Oa, Oz, Ou;
+  /// For the direct solves with frequency-dependent losses: the position part over all
+  /// coordinates (floats not condensed), the input part without the floats' response, and
+  /// which outputs depend on the stiffness itself (multipliers, element forces: not available there).
+  Mat Oall, Ou_direct;
+  std::vector<bool> stiffness_dependent;
 };
 
 /// The linear model E ẋ = A x + B u, y = C x + D u (E = I) with every name and basis:
@@ -72,6 +86,16 @@ struct LinearModel {
   /// Undamped squared angular frequencies of K_r e = ω² M_r e (holonomic models), ascending.
   Vec undamped_omega2;
   Mat undamped_shapes;  ///< their shapes over the kept coordinates (columns, M-normalised)
+  // ---- frequency-dependent losses (analysis/damping.hpp) -------------------------------------
+  /// All coordinates at the operating point: stiffness, mass, viscous damping, generalised force
+  /// per unit input and input rate, translation map; the support axis of each input (−1: none).
+  Mat K_all, M_all, D_all, B_all, Bv_all, T_all;
+  std::vector<int> input_support_axis;
+  /// Tension-on/off stiffness per damping tag: computed once, reused for any loss functions.
+  std::vector<elements::TagStiffness> tag_stiffness;
+  /// How the state space holds the losses: "lossless model", "no loss functions", "viscous
+  /// (exact)", "equivalent viscous at F Hz" or "omitted (structural damping)".
+  std::string state_space_losses = "no loss functions";
 };
 
 /// Every input name the model accepts, in documentation order.

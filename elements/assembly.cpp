@@ -476,6 +476,55 @@ void AssembledModel::force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRe
   }
 }
 
+bool AssembledModel::has_flexure_terms() const {
+  return std::any_of(elements_.begin(), elements_.end(), [](const auto& e) { return e->flexure_stage() > 0; });
+}
+
+double AssembledModel::prepare_flexure_terms(double t, CVec q, bool after_equilibrium) const {
+  double change = 0.0, lq[kMaxLocalCoordinates];
+  for (const auto& e : elements_) {
+    if (e->flexure_stage() == 0) continue;
+    gather(*e, q, lq);
+    change = std::max(change, e->prepare(t, lq, after_equilibrium));
+  }
+  return change;
+}
+
+std::vector<std::string> AssembledModel::loss_tags() const {
+  std::vector<std::string> tags;
+  for (const auto& e : elements_)
+    if (!e->loss_tag().empty() && std::find(tags.begin(), tags.end(), e->loss_tag()) == tags.end())
+      tags.push_back(e->loss_tag());
+  return tags;
+}
+
+std::vector<TagStiffness> AssembledModel::tag_stiffness(double t, CVec q) const {
+  const auto tags = loss_tags();
+  std::vector<TagStiffness> out;
+  for (const auto& tag : tags) out.push_back({tag, Mat::Zero(nq(), nq()), Mat::Zero(nq(), nq())});
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates] = {}, on[kLocalMatrix], dv[kLocalMatrix],
+      off[kLocalMatrix];
+  for (const auto& e : elements_) {
+    if (e->loss_tag().empty()) continue;
+    auto& target = out[static_cast<size_t>(std::find(tags.begin(), tags.end(), e->loss_tag()) - tags.begin())];
+    const int n = e->local_size();
+    gather(*e, q, lq);
+    std::fill(on, on + n * n, 0.0);
+    std::fill(dv, dv + n * n, 0.0);
+    std::fill(off, off + n * n, 0.0);
+    e->add_force_tangents(t, lq, lv, on, dv);
+    e->add_tension_off_stiffness(t, lq, off);
+    const auto& idx = e->coordinates();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const auto gi = idx[static_cast<size_t>(i)], gj = idx[static_cast<size_t>(j)];
+        target.on(gi, gj) -= on[i * n + j];  // stiffness = −∂f/∂q
+        target.off(gi, gj) += off[i * n + j];
+      }
+  }
+  return out;
+}
+
 void AssembledModel::potential_hessian(double t, CVec q, MatRef H) const {
   double lq[kMaxLocalCoordinates], h[kLocalMatrix];
   for (const auto& e : elements_) {

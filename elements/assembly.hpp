@@ -13,6 +13,14 @@
 
 namespace gmbd::elements {
 
+/// The stiffness of the potential terms carrying one damping tag, over all coordinates:
+/// `on` = their stiffness at the operating point, `off` = the same with every static force
+/// removed (tension off; docs/suspensions.md §4).
+struct TagStiffness {
+  std::string tag;
+  Mat on, off;
+};
+
 /// Build in two phases: bodies, points and float coordinates first (they define the
 /// coordinates), then elements (which bind to them); finalize() freezes the model and checks
 /// that every massless coordinate is held by a constraint or an elastic element.
@@ -123,6 +131,15 @@ class AssembledModel final : public Model {
   /// has 1 on every body's k-th translation coordinate (nq × dimension()). Element-owned and
   /// sliding coordinates are relative to their carriers and do not move.
   Mat translation_map() const;
+  /// Per damping tag (order of first appearance), the stiffness of the tagged elements at a
+  /// static state (v = 0), tension on and off.
+  std::vector<TagStiffness> tag_stiffness(double t, CVec q) const;
+  /// Every damping tag the elements carry, in order of first appearance.
+  std::vector<std::string> loss_tags() const;
+  /// True when any element is a wire flexure term (torsion, bending).
+  bool has_flexure_terms() const;
+  /// Element::prepare() of every flexure term at q; returns the largest relative tension change.
+  double prepare_flexure_terms(double t, CVec q, bool after_equilibrium) const;
   /// Index of the element that owns holonomic row `row`, or −1.
   int element_of_holonomic_row(int row) const;
   /// First holonomic row of element k.

@@ -2,6 +2,8 @@
 // tangent matrices), and the AD adapters that derive all of them from one templated function.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,6 +119,27 @@ class Element {
                                 double* /*s*/, double* /*J*/, double* /*F*/, double* /*Fs*/,
                                 double* /*Fsd*/) const {}
 
+  // ---- losses: damping tags and dissipation dilution (docs/suspensions.md §4) ---------------
+  /// The damping tag of the element's potential term ("" = untagged: lossless, α = 1).
+  const std::string& loss_tag() const { return loss_tag_; }
+  void set_loss_tag(std::string tag) { loss_tag_ = std::move(tag); }
+  /// True when the element can carry a damping tag (it knows its tension-off stiffness).
+  virtual bool supports_loss_tag() const { return false; }
+  /// Adds the tension-off stiffness at q (n × n): the stiffness with every static force the
+  /// element carries removed — the part that strains lossy material. The rest of the element's
+  /// stiffness (a static force turning through a changing geometry) is lossless.
+  virtual void add_tension_off_stiffness(double /*t*/, const double* /*q*/, double* /*K*/) const {}
+
+  // ---- wire flexure terms (docs/suspensions.md §2.3, §5) -----------------------------------
+  /// 0 for ordinary elements; 1 torsion (Stage 1A), 2 bending strain (1B), 3 tension work (2).
+  virtual int flexure_stage() const { return 0; }
+  /// Flexure terms hold the wire's tension and length at an operating point fixed, and relaxed
+  /// attachment tangents are the chord there: prepare() reads them at q (local). Before the
+  /// equilibrium (after_equilibrium = false) only terms with given tangents act. Returns the
+  /// relative change of the tension since the last call (for the fixed-point loop). The data are
+  /// mutable: call it only while nothing evaluates the model concurrently.
+  virtual double prepare(double /*t*/, const double* /*q*/, bool /*after_equilibrium*/) const { return 0.0; }
+
   // ---- state correction -------------------------------------------------------------------
   /// Local indices of coordinates whose *rates* this element's non-holonomic rows determine
   /// (they are dependent at velocity level even when independent at position level: a rolling
@@ -131,6 +154,10 @@ class Element {
   virtual bool has_explicit_correction() const { return false; }
 
  protected:
+  static double relative_change(double before, double after) {
+    const double scale = std::max(std::abs(after), std::abs(before));
+    return scale > 0.0 ? std::abs(after - before) / scale : 0.0;
+  }
   void set_coordinates(std::vector<int> global_indices) {
     if (static_cast<int>(global_indices.size()) + 1 > kMaxLocalCoordinates)
       throw InputError("element '" + name_ + "': touches " +
@@ -142,6 +169,7 @@ class Element {
 
  private:
   std::string name_;
+  std::string loss_tag_;
   std::vector<int> coordinates_;
   std::vector<int> states_;
 };
@@ -386,6 +414,31 @@ class MeasureForceElement : public Element {
   }
 
   int measure_size() const override { return Derived::kMeasure; }
+
+  bool supports_loss_tag() const override { return true; }
+  /// K_off = J_sᵀ (∂F/∂s)_lossy J_s: the material stiffness of the law; the geometric part
+  /// Σ F_k ∇²s_k of a loaded element is lossless. Derived may declare which part of ∂F/∂s
+  /// strains lossy material by `void lossy_law_derivatives(const double* s, double* dF_ds)`
+  /// (a wire's torsion: G J_e / l of (T J/A + G J_e)/l); by default all of it.
+  void add_tension_off_stiffness(double t, const double* q, double* K) const override {
+    const int n = local_size();
+    constexpr int k = Derived::kMeasure;
+    const double zero[kMaxLocalCoordinates] = {};
+    double sv[k], J[k * kMaxLocalCoordinates], sdot[k], Fs[k * k], Fsd[k * k];
+    first_order_measure(t, q, zero, sv, J, sdot);  // v = 0: a static operating point
+    if constexpr (requires { self().lossy_law_derivatives(sv, Fs); }) {
+      self().lossy_law_derivatives(sv, Fs);
+    } else {
+      self().law_derivatives(t, sv, zero, Fs, Fsd);
+    }
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double acc = 0.0;
+        for (int a = 0; a < k; ++a)
+          for (int b = 0; b < k; ++b) acc += J[a * n + i] * Fs[a * k + b] * J[b * n + j];
+        K[i * n + j] += acc;
+      }
+  }
 
   void measure_tangents(double t, const double* q, const double* v, double* s, double* J,
                         double* F, double* Fs, double* Fsd) const override {

@@ -4,6 +4,10 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <complex>
+#include <memory>
+#include <numbers>
+#include <optional>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -23,6 +27,7 @@
 #include "elements/spring6.hpp"
 #include "elements/spring_damper.hpp"
 #include "elements/voice_coil.hpp"
+#include "elements/wire_flexure.hpp"
 
 namespace gmbd {
 
@@ -163,7 +168,7 @@ void read_points(const ModelFileSpec& spec, AssembledModel& model) {
   // Sliding points own a float coordinate: create those first (coordinates precede elements).
   for (const auto& e : spec.points) {
     const SpecReader r(spec, e);
-    r.allow_only({"body", "at", "slide"});
+    r.allow_only({"body", "at", "slide", "slide_with"});
     PointDef p;
     p.name = e.name;
     const std::string body = r.name_or("body", "ground");
@@ -183,6 +188,22 @@ void read_points(const ModelFileSpec& spec, AssembledModel& model) {
       p.direction = n * (1.0 / len);
       p.slide = model.add_float_coordinate(e.name);
     }
+    if (r.has("slide_with")) {
+      // Several points moved by one float (a blade tip carrying two wires): the coordinate and
+      // direction of an earlier sliding point of the same carrier.
+      if (r.has("slide")) r.fail("slide_with", "either slide (a new float) or slide_with (share one)", "both");
+      const std::string other = r.name("slide_with");
+      const int k = model.point_index(other);
+      std::vector<std::string> sliding;
+      for (const auto& q : model.points())
+        if (q.slide >= 0 && q.body == p.body) sliding.push_back(q.name);
+      if (k < 0 || model.points()[static_cast<size_t>(k)].slide < 0 || model.points()[static_cast<size_t>(k)].body != p.body)
+        r.fail("slide_with", "an earlier sliding point of the same carrier (" +
+                                 (sliding.empty() ? std::string("none") : join(sliding)) + ")",
+               "'" + other + "'");
+      p.slide = model.points()[static_cast<size_t>(k)].slide;
+      p.direction = model.points()[static_cast<size_t>(k)].direction;
+    }
     model.add_point(p);
   }
 }
@@ -196,6 +217,8 @@ struct ElementContext {
   const ModelInputs& inputs;
   /// Coordinates created for elements that own some (rolling balls), by element name.
   std::map<std::string, std::vector<int>> own_coordinates;
+  /// Wire flexure terms built: 0 none, 1 torsion, 2 + bending strain, 3 + tension work.
+  int max_flexure_stage = 3;
 };
 
 /// Suffixes and units of the coordinates a rolling_ball element owns (ris_xytheta's per ball).
@@ -396,30 +419,93 @@ void read_spring_damper(const SpecReader& r, ElementContext& c) {
                                                                damping, rest, preload));
 }
 
+/// A 3-vector field in a body frame, or the word `relaxed` (nullopt) — attachment tangents.
+std::optional<Vec3<double>> tangent_or_relaxed(const SpecReader& r, const char* field) {
+  if (!r.has(field)) return std::nullopt;
+  if (r.text(field) == "relaxed") return std::nullopt;
+  const Vec3<double> v = read_vector(r, field, 3);
+  if (!(v.squared_norm() > 0.0)) r.fail(field, "a non-zero vector (body frame) or 'relaxed'", "a zero vector");
+  return v;
+}
+
+bool flag(const SpecReader& r, const char* field) {
+  const std::string v = r.name_or(field, "false");
+  if (v != "true" && v != "false") r.fail(field, "true or false", "'" + v + "'");
+  return v == "true";
+}
+
 void read_wire(const SpecReader& r, ElementContext& c) {
-  r.allow_only({"a", "b", "length", "stiffness", "youngs_modulus", "radius", "area"});
+  r.allow_only({"a", "b", "length", "stiffness", "youngs_modulus", "radius", "area", "bending", "torsion",
+                "moment_of_area", "principal_axis", "tangent_a", "tangent_b", "bending_tag", "shear_modulus",
+                "torsion_constant", "polar_moment", "torsion_area", "torsion_tag"});
   LocalCoordinates local;
   const PointBinding a = local.bind(c.points.resolve(r, "a"), c.model.bodies(), c.model.ground());
   const PointBinding b = local.bind(c.points.resolve(r, "b"), c.model.bodies(), c.model.ground());
   const double length = positive(r, "length", "m (unstretched)");
+  const double radius = r.has("radius") ? positive(r, "radius", "m") : 0.0;
+  if (r.has("radius") && r.has("area")) r.fail("area", "either radius or area", "both");
+  const double area = r.has("area") ? positive(r, "area", "m²") : std::numbers::pi * radius * radius;
+  const double E = r.has("youngs_modulus") ? positive(r, "youngs_modulus", "Pa") : 0.0;
+  // The stretch: k given (as the published quad model does, from the equilibrium length), or E A / L₀.
   double k = 0.0;
   if (r.has("stiffness")) {
-    if (r.has("youngs_modulus"))
-      r.fail("youngs_modulus", "either stiffness or youngs_modulus with radius/area", "both");
     k = positive(r, "stiffness", "N/m");
   } else {
-    const double e = positive(r, "youngs_modulus", "Pa");
-    double area = 0.0;
-    if (r.has("area")) {
-      area = positive(r, "area", "m²");
-    } else {
-      const double radius = positive(r, "radius", "m");
-      area = 3.14159265358979323846 * radius * radius;
-    }
-    k = e * area / length;
+    if (!r.has("youngs_modulus")) r.fail("stiffness", "stiffness (N/m) or youngs_modulus with radius or area", "neither");
+    if (!(area > 0.0)) r.fail("radius", "radius or area (with youngs_modulus)", "neither");
+    k = E * area / length;
   }
-  c.model.add_element(std::make_unique<elements::SpringDamper>(r.entry().name, local, a, b, k,
-                                                               0.0, length, 0.0, "wire"));
+  const std::string& name = r.entry().name;
+  c.model.add_element(std::make_unique<elements::SpringDamper>(name, local, a, b, k, 0.0, length, 0.0, "wire"));
+  const bool bending = flag(r, "bending"), torsion = flag(r, "torsion");
+  for (const char* f : {"moment_of_area", "principal_axis", "tangent_a", "tangent_b", "bending_tag"})
+    if (!bending && r.has(f)) r.fail(f, std::string("no ") + f + " without bending: true", "a value");
+  for (const char* f : {"shear_modulus", "torsion_constant", "polar_moment", "torsion_area", "torsion_tag"})
+    if (!torsion && r.has(f)) r.fail(f, std::string("no ") + f + " without torsion: true", "a value");
+  const elements::WireFlexureBase base{a, b, k, length};
+  if (torsion && c.max_flexure_stage >= 1) {
+    const double G = positive(r, "shear_modulus", "Pa");
+    const double round_J = std::numbers::pi * std::pow(radius, 4) / 2.0;
+    auto or_round = [&](const char* field, double round, const char* unit) {
+      if (r.has(field)) return positive(r, field, unit);
+      if (!(radius > 0.0)) r.fail(field, std::string("a value (") + unit + "; or radius for a round wire)", "nothing");
+      return round;
+    };
+    const double Je = or_round("torsion_constant", round_J, "m⁴");
+    const double J = or_round("polar_moment", round_J, "m⁴");
+    const double At = r.has("torsion_area") ? positive(r, "torsion_area", "m²") : area;
+    auto e = std::make_unique<elements::WireTorsion>(name + ".torsion", local, base, G, Je, J, At);
+    if (r.has("torsion_tag")) e->set_loss_tag(r.name("torsion_tag"));
+    c.model.add_element(std::move(e));
+  }
+  if (bending && c.max_flexure_stage >= 2) {
+    if (!r.has("youngs_modulus")) r.fail("youngs_modulus", "Young's modulus (Pa) for the bending of the wire", "nothing");
+    double I1 = std::numbers::pi * std::pow(radius, 4) / 4.0, I2 = I1;
+    if (r.has("moment_of_area")) {
+      const auto v = r.numbers("moment_of_area", -1);
+      if (v.size() > 2) r.fail("moment_of_area", "I (round) or [I1, I2] (m⁴)", std::to_string(v.size()) + " numbers");
+      I1 = v[0];
+      I2 = v.size() == 2 ? v[1] : v[0];
+      if (!(I1 > 0.0 && I2 > 0.0)) r.fail("moment_of_area", "positive moments of area (m⁴)", "a value ≤ 0");
+    } else if (!(radius > 0.0)) {
+      r.fail("moment_of_area", "I or [I1, I2] (m⁴; or radius for a round wire)", "nothing");
+    }
+    const auto ta = tangent_or_relaxed(r, "tangent_a"), tb = tangent_or_relaxed(r, "tangent_b");
+    std::optional<Vec3<double>> axis;
+    if (r.has("principal_axis")) {
+      axis = read_vector(r, "principal_axis", 3);
+      if (!(axis->squared_norm() > 0.0)) r.fail("principal_axis", "a non-zero vector (frame of end a)", "a zero vector");
+    }
+    using Part = elements::WireBending::Part;
+    for (const Part part : {Part::kStrain, Part::kTensionWork}) {
+      if (part == Part::kTensionWork && c.max_flexure_stage < 3) break;
+      auto e = std::make_unique<elements::WireBending>(
+          name + (part == Part::kStrain ? ".bending" : ".bending_stretch"), local, base, part, E, I1, I2,
+          ta ? &*ta : nullptr, tb ? &*tb : nullptr, axis ? &*axis : nullptr);
+      if (r.has("bending_tag")) e->set_loss_tag(r.name("bending_tag"));
+      c.model.add_element(std::move(e));
+    }
+  }
 }
 
 void read_point_force(const SpecReader& r, ElementContext& c) {
@@ -697,14 +783,15 @@ std::vector<std::string> model_file_inputs(const ModelFileSpec& spec) {
 }
 
 std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
-                                                      const ModelInputs& inputs, bool allow_floats) {
+                                                      const ModelInputs& inputs, bool allow_floats,
+                                                      int max_flexure_stage) {
   auto model = std::make_unique<AssembledModel>(spec.name.empty() ? "model_file" : spec.name,
                                                 spec.dimension);
   for (const auto& e : spec.bodies) model->add_body(read_body(spec, e));
   read_ground(spec, *model, inputs);
   read_points(spec, *model);
   const PointTable points(spec, *model);
-  ElementContext context{spec, *model, points, inputs, {}};
+  ElementContext context{spec, *model, points, inputs, {}, max_flexure_stage};
   // Elements that own coordinates create them now (coordinates precede elements).
   for (const auto& e : spec.elements) {
     if (e.type != "rolling_ball") continue;
@@ -713,16 +800,31 @@ std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
       own.push_back(model->add_element_coordinate(e.name, suffix, unit));
   }
   for (const auto& e : spec.elements) {
-    const SpecReader r(spec, e);
+    // `tag` (a damping tag) is common to every element with a potential: read it here, hand
+    // the reader the entry without it, and attach it to what the reader built.
+    SpecEntry stripped = e;
+    std::erase_if(stripped.fields, [](const auto& f) { return f.first == "tag"; });
+    const SpecReader tagged(spec, e);
+    const std::string tag = tagged.has("tag") ? tagged.name("tag") : "";
+    const SpecReader r(spec, stripped);
     const auto& readers = element_readers();
     const auto it = std::find_if(readers.begin(), readers.end(),
                                  [&](const auto& p) { return p.first == e.type; });
     if (it == readers.end())
       r.fail("type", "one of: " + join(model_file_element_types()), "'" + e.type + "'");
-    try {
-      it->second(r, context);
-    } catch (const InputError&) {
-      throw;
+    const size_t before = model->elements().size();
+    it->second(r, context);
+    if (tag.empty()) continue;
+    if (model->elements().size() == before)
+      tagged.fail("tag", "no damping tag on a '" + e.type + "' element (it has no potential term of its own)",
+                  "'" + tag + "'");
+    for (size_t k = before; k < model->elements().size(); ++k) {
+      auto& element = *model->elements()[k];
+      if (!element.supports_loss_tag())
+        tagged.fail("tag", "no damping tag on a '" + e.type +
+                               "' element (tags go on elements with a potential: wire, spring_damper, spring6)",
+                    "'" + tag + "'");
+      if (element.loss_tag().empty()) element.set_loss_tag(tag);  // a wire's own bending/torsion tags stay
     }
   }
   if (!spec.independent.empty()) {
@@ -745,11 +847,55 @@ std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
   return model;
 }
 
-std::unique_ptr<AssembledModel> build_model_for_linear_analysis(const ModelFileSpec& spec) {
+analysis::LossModel model_file_losses(const ModelFileSpec& spec, const AssembledModel& model) {
+  analysis::LossModel losses;
+  const auto in_use = model.loss_tags();
+  const auto symbols = spec.parameters.symbols();
+  for (const auto& e : spec.losses) {
+    const SpecReader r(spec, e);
+    const std::string where = spec.source + ":" + std::to_string(e.line) + ": losses." + e.name;
+    if (std::find(in_use.begin(), in_use.end(), e.name) == in_use.end())
+      throw InputError(where + ": no element carries the damping tag '" + e.name + "' (tags in use: " +
+                       (in_use.empty() ? std::string("none; give elements a `tag:` field") : join(in_use)) + ")");
+    // An expression of the frequency f (Hz) compiled once; shared by the loss function's copies.
+    auto of_f = [&](const char* field, const char* fallback) {
+      return std::make_shared<const CompiledExpression>(r.has(field) ? r.text(field) : std::string(fallback),
+                                                        symbols, r.where(field), "f");
+    };
+    analysis::LossFunction fn;
+    if (e.type == "loss_angle") {
+      r.allow_only({"phi"});
+      if (!r.has("phi")) r.fail("phi", "the loss angle φ (a number or an expression of f in Hz)", "nothing");
+      const auto phi = of_f("phi", "0");
+      fn = {[phi](double f) { return std::complex<double>(1.0, phi->value(f)); }, "loss angle " + phi->text()};
+    } else if (e.type == "viscous") {
+      r.allow_only({"damping", "stiffness"});
+      const double b = r.number("damping"), k = r.number("stiffness");
+      if (!(b >= 0.0)) r.fail("damping", "a non-negative damping coefficient (N·s/m)", std::to_string(b));
+      if (!(k > 0.0)) r.fail("stiffness", "the positive stiffness it damps (N/m)", std::to_string(k));
+      fn = analysis::LossModel::viscous(b, k);
+    } else if (e.type == "complex") {
+      r.allow_only({"real", "imag"});
+      const auto re = of_f("real", "1"), im = of_f("imag", "0");
+      fn = {[re, im](double f) { return std::complex<double>(re->value(f), im->value(f)); },
+            "α = (" + re->text() + ") + i(" + im->text() + ")"};
+    } else {
+      r.fail("type", "loss_angle, viscous or complex", "'" + e.type + "'");
+    }
+    try {
+      losses.set(e.name, std::move(fn));
+    } catch (const InputError& err) {
+      throw InputError(where + ": " + err.what());
+    }
+  }
+  return losses;
+}
+
+std::unique_ptr<AssembledModel> build_model_for_linear_analysis(const ModelFileSpec& spec, int max_flexure_stage) {
   ModelInputs zero;
   const auto zero_signal = std::make_shared<const ZeroSignal>();
   for (const auto& name : model_file_inputs(spec)) zero.signals.emplace_back(name, zero_signal);
-  return build_assembled_model(spec, zero, true);
+  return build_assembled_model(spec, zero, true, max_flexure_stage);
 }
 
 void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0) {
@@ -791,10 +937,14 @@ BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
     }
   }
   BuiltModel built;
-  built.model = build_assembled_model(*spec, inputs);
-  built.q0 = Vec::Zero(built.model->nq());
-  built.v0 = Vec::Zero(built.model->nq());
-  model_file_initial_state(*spec, *built.model, built.q0, built.v0);
+  auto model = build_assembled_model(*spec, inputs);
+  built.q0 = Vec::Zero(model->nq());
+  built.v0 = Vec::Zero(model->nq());
+  model_file_initial_state(*spec, *model, built.q0, built.v0);
+  // A run's wire flexure terms hold the tension of the initial state and relax their tangents
+  // there (an initial state at rest in equilibrium: the linear analysis's operating point).
+  if (model->has_flexure_terms()) model->prepare_flexure_terms(0.0, built.q0, true);
+  built.model = std::move(model);
   built.project_initial_state = true;
   built.file = std::move(spec);
   return built;

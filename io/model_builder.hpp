@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/losses.hpp"
 #include "core/signal.hpp"
 #include "elements/assembly.hpp"
 #include "io/model_file.hpp"
@@ -26,13 +27,22 @@ std::vector<std::string> model_file_inputs(const ModelFileSpec& spec);
 /// finalize) a massless coordinate that nothing holds.
 /// `allow_floats`: accept massless coordinates held only by elastic elements (for linear
 /// analysis and derivative checks; a run rejects them).
+/// `max_flexure_stage`: which wire flexure terms are built (0 none, 1 torsion, 2 + bending
+/// strain, 3 + its tension work: the stages 0, 1A, 1B, 2 of docs/suspensions.md).
 std::unique_ptr<elements::AssembledModel> build_assembled_model(const ModelFileSpec& spec,
                                                                  const ModelInputs& inputs = {},
-                                                                 bool allow_floats = false);
+                                                                 bool allow_floats = false,
+                                                                 int max_flexure_stage = 3);
 
 /// The model as linear analysis sees it: floats allowed, every input signal the file names
 /// (ground accelerations, driven loads) zero — inputs of the linear model are increments.
-std::unique_ptr<elements::AssembledModel> build_model_for_linear_analysis(const ModelFileSpec& spec);
+std::unique_ptr<elements::AssembledModel> build_model_for_linear_analysis(const ModelFileSpec& spec,
+                                                                           int max_flexure_stage = 3);
+
+/// The `losses:` section: one loss function per damping tag (loss_angle φ(f), viscous b on k,
+/// complex α′(f) + iα″(f); expressions of f in Hz). Throws InputError naming the file, line and
+/// field for an unknown type or field, a tag no element carries, or α(0) ≠ 1.
+analysis::LossModel model_file_losses(const ModelFileSpec& spec, const elements::AssembledModel& model);
 
 /// Initial state: q from the `initial:` expressions (unnamed coordinates 0), v from
 /// `initial_velocity:`; expressions may use parameters. Throws InputError for an unknown

@@ -792,7 +792,7 @@ namespace {
 
 const std::vector<std::string> kSections = {
     "name",   "description", "dimension", "parameters", "ground",     "bodies",
-    "points", "elements",    "initial",   "initial_velocity", "independent"};
+    "points", "elements",    "initial",   "initial_velocity", "independent", "losses"};
 
 int line_of(const YAML::Node& node) { return node.Mark().is_null() ? 0 : node.Mark().line + 1; }
 int column_of(const YAML::Node& node) {
@@ -927,6 +927,8 @@ class ModelFileParser {
       if (spec_.ground.type.empty()) spec_.ground.type = "fixed";
     } else if (name == "bodies" || name == "points" || name == "elements") {
       entries(value, name);
+    } else if (name == "losses") {
+      losses(value);
     } else if (name == "initial") {
       coordinates(value, name, spec_.initial_position);
     } else if (name == "initial_velocity") {
@@ -966,6 +968,21 @@ class ModelFileParser {
          reader_.mapping(value, section, "a mapping of names to entries")) {
       check_name(key, section);
       out.push_back(entry(key, body, section, key.Scalar()));
+    }
+  }
+
+  /// Damping tags → loss functions: a namespace of their own (tags are not bodies or elements).
+  void losses(const YAML::Node& value) {
+    for (const auto& [key, body] : reader_.mapping(value, "losses", "a mapping of damping tags to loss functions")) {
+      const std::string path = "losses." + key.Scalar();
+      if (!is_identifier(key.Scalar(), false))
+        reader_.fail(key, path, "expected a tag name ([A-Za-z_][A-Za-z0-9_]*), got '" + key.Scalar() + "'");
+      for (const auto& e : spec_.losses)
+        if (e.name == key.Scalar())
+          reader_.fail(key, path, "duplicate tag '" + key.Scalar() + "' (already at line " + std::to_string(e.line) + ")");
+      SpecEntry e = entry(key, body, "losses", key.Scalar());
+      if (e.type.empty()) reader_.fail(key, path, "missing required field 'type' (loss_angle, viscous or complex)");
+      spec_.losses.push_back(std::move(e));
     }
   }
 

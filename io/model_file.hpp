@@ -158,6 +158,8 @@ struct ModelFileSpec {
   ParameterTable parameters;  ///< resolved (after changes)
   SpecEntry ground;           ///< section `ground` (type fixed if absent)
   std::vector<SpecEntry> bodies, points, elements;
+  /// `losses:` damping tag → loss function entries (type loss_angle, viscous or complex).
+  std::vector<SpecEntry> losses;
   /// `initial:` coordinate name → expression (positions) and `initial_velocity:` likewise.
   std::vector<std::pair<std::string, SpecField>> initial_position, initial_velocity;
   /// `independent:` coordinate names (DSC keeps them; the rest are corrected).

@@ -1,0 +1,197 @@
+// Direct complex solves of E(f) with per-tag loss functions: transfer functions, Q by the
+// complex eigen-iteration and thermal noise by the fluctuation–dissipation theorem.
+#include "analysis/damping.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include <Eigen/Dense>
+
+#include "core/errors.hpp"
+
+namespace gmbd::analysis {
+
+namespace {
+
+using CMatX = Eigen::MatrixXcd;
+using CVecX = Eigen::VectorXcd;
+constexpr std::complex<double> kI(0.0, 1.0);
+
+double omega(double f) { return 2.0 * std::numbers::pi * f; }
+
+template <class M>
+M select(const M& A, const std::vector<int>& r, const std::vector<int>& c) {
+  M out(static_cast<Eigen::Index>(r.size()), static_cast<Eigen::Index>(c.size()));
+  for (size_t i = 0; i < r.size(); ++i)
+    for (size_t j = 0; j < c.size(); ++j)
+      out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = A(r[i], c[j]);
+  return out;
+}
+
+}  // namespace
+
+DampedSystem::DampedSystem(const LinearModel& lm, const LossModel& losses, bool dilution)
+    : lm_(lm), losses_(losses), dilution_(dilution) {
+  if (lm.K_all.size() == 0 || lm.n_states > 0 || lm.n_position != lm.n_velocity ||
+      (lm.n_position > 0 && (lm.Nq - lm.Nv).cwiseAbs().maxCoeff() != 0.0))
+    throw InputError("frequency-dependent losses need a static operating point of a holonomic model "
+                     "without non-mechanical states (E(f) = K(f) − ω²M + iωD)");
+  Nq_ = lm.Nq;
+  Mr_ = Nq_.transpose() * select(lm.M_all, lm.kept, lm.kept) * Nq_;
+  Dr_ = Nq_.transpose() * select(lm.D_all, lm.kept, lm.kept) * Nq_;
+}
+
+CMatX DampedSystem::full_stiffness(double f) const {
+  return lossy_stiffness(lm_.K_all, lm_.tag_stiffness, losses_, f, dilution_);
+}
+
+CMatX DampedSystem::system_matrix(double f, const CMatX& K) const {
+  const Eigen::Index nr = Nq_.cols(), nf = static_cast<Eigen::Index>(lm_.floats.size());
+  const CMatX Nq = Nq_.cast<std::complex<double>>();
+  const double w = omega(f);
+  CMatX Z(nr + nf, nr + nf);
+  Z.topLeftCorner(nr, nr) = Nq.transpose() * select(K, lm_.kept, lm_.kept) * Nq;
+  Z.topLeftCorner(nr, nr) += (-w * w * Mr_).cast<std::complex<double>>() +
+                             kI * w * Dr_.cast<std::complex<double>>();
+  if (nf > 0) {
+    Z.topRightCorner(nr, nf) = Nq.transpose() * select(K, lm_.kept, lm_.floats);
+    Z.bottomLeftCorner(nf, nr) = select(K, lm_.floats, lm_.kept) * Nq;
+    Z.bottomRightCorner(nf, nf) = select(K, lm_.floats, lm_.floats);
+  }
+  return Z;
+}
+
+CVecX DampedSystem::reduce_rhs(const CVecX& b) const {
+  const Eigen::Index nr = Nq_.cols(), nf = static_cast<Eigen::Index>(lm_.floats.size());
+  CVecX r(nr + nf);
+  CVecX bc(static_cast<Eigen::Index>(lm_.kept.size()));
+  for (size_t i = 0; i < lm_.kept.size(); ++i) bc(static_cast<Eigen::Index>(i)) = b(lm_.kept[i]);
+  r.head(nr) = Nq_.cast<std::complex<double>>().transpose() * bc;
+  for (size_t i = 0; i < lm_.floats.size(); ++i) r(nr + static_cast<Eigen::Index>(i)) = b(lm_.floats[i]);
+  return r;
+}
+
+CMatX DampedSystem::effective_stiffness(double f) const {
+  const Eigen::Index nr = Nq_.cols(), nf = static_cast<Eigen::Index>(lm_.floats.size());
+  CMatX Z = system_matrix(f, full_stiffness(f));
+  // Undo the inertia: K_eff(f) + iωD is the Schur complement at zero mass.
+  const double w = omega(f);
+  Z.topLeftCorner(nr, nr) += (w * w * Mr_).cast<std::complex<double>>();
+  if (nf == 0) return Z;
+  return Z.topLeftCorner(nr, nr) -
+         Z.topRightCorner(nr, nf) * Z.bottomRightCorner(nf, nf).partialPivLu().solve(Z.bottomLeftCorner(nf, nr));
+}
+
+void DampedSystem::require_position_output(int y) const {
+  const auto& o = lm_.outputs;
+  const std::string& name = lm_.output_names[static_cast<size_t>(y)];
+  if (o.stiffness_dependent[static_cast<size_t>(y)])
+    throw InputError("output '" + name + "' depends on the stiffness itself and is not available with "
+                     "frequency-dependent losses; use a position output (a coordinate, point: or measure:)");
+}
+
+FrequencyResponse DampedSystem::response(const std::vector<double>& f) const {
+  const auto& o = lm_.outputs;
+  const Eigen::Index ny = o.Oall.rows(), nu = lm_.B_all.cols(), n = lm_.K_all.rows();
+  const Eigen::Index nr = Nq_.cols(), nf = static_cast<Eigen::Index>(lm_.floats.size());
+  for (Eigen::Index y = 0; y < ny; ++y) require_position_output(static_cast<int>(y));
+  FrequencyResponse r;
+  r.frequencies = f;
+  r.H.reserve(f.size());
+  const CMatX Oall = o.Oall.cast<std::complex<double>>();
+  const CMatX Ov = o.Ov.cast<std::complex<double>>(), Oa = o.Oa.cast<std::complex<double>>();
+  const CMatX Nq = Nq_.cast<std::complex<double>>();
+  for (double fk : f) {
+    const double w = omega(fk);
+    const CMatX K = full_stiffness(fk);
+    const CMatX dK = K - lm_.K_all.cast<std::complex<double>>();
+    const auto lu = system_matrix(fk, K).partialPivLu();
+    CMatX H = o.Ou_direct.cast<std::complex<double>>();
+    for (Eigen::Index u = 0; u < nu; ++u) {
+      CVecX b = lm_.B_all.col(u).cast<std::complex<double>>() + kI * w * lm_.Bv_all.col(u).cast<std::complex<double>>();
+      const int axis = lm_.input_support_axis[static_cast<size_t>(u)];
+      if (axis >= 0) b += dK * lm_.T_all.col(axis).cast<std::complex<double>>();  // lossy part of K T s
+      const CVecX x = lu.solve(reduce_rhs(b));
+      CVecX full = CVecX::Zero(n);
+      const CVecX kept = Nq * x.head(nr);
+      for (size_t i = 0; i < lm_.kept.size(); ++i) full(lm_.kept[i]) = kept(static_cast<Eigen::Index>(i));
+      for (Eigen::Index i = 0; i < nf; ++i) full(lm_.floats[static_cast<size_t>(i)]) = x(nr + i);
+      H.col(u) += Oall * full + (kI * w * Ov - w * w * Oa) * kept;
+    }
+    r.H.push_back(std::move(H));
+  }
+  return r;
+}
+
+Mat DampedSystem::thermal_noise(const std::vector<double>& f, const std::vector<int>& outputs,
+                                double temperature) const {
+  if (!(temperature > 0.0) || !std::isfinite(temperature))
+    throw InputError("thermal noise: temperature must be positive (K), got " + std::to_string(temperature));
+  const auto& o = lm_.outputs;
+  for (int y : outputs) {
+    require_position_output(y);
+    if (o.Ov.row(y).cwiseAbs().maxCoeff() != 0.0 || o.Oa.row(y).cwiseAbs().maxCoeff() != 0.0)
+      throw InputError("thermal noise: output '" + lm_.output_names[static_cast<size_t>(y)] +
+                       "' is not a position output (the fluctuation–dissipation theorem needs a displacement vᵀq)");
+  }
+  Mat psd(static_cast<Eigen::Index>(f.size()), static_cast<Eigen::Index>(outputs.size()));
+  for (size_t k = 0; k < f.size(); ++k) {
+    if (!(f[k] > 0.0)) throw InputError("thermal noise: frequencies must be positive, got " + std::to_string(f[k]));
+    const auto lu = system_matrix(f[k], full_stiffness(f[k])).partialPivLu();
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      const CVecX v = reduce_rhs(o.Oall.row(outputs[j]).transpose().cast<std::complex<double>>());
+      const std::complex<double> h = v.transpose() * lu.solve(v);  // vᵀ E⁻¹ v (E complex symmetric)
+      psd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(j)) =
+          -4.0 * kBoltzmann * temperature / omega(f[k]) * h.imag();
+    }
+  }
+  return psd;
+}
+
+std::vector<ModeQuality> mode_quality(const DampedSystem& system) {
+  const LinearModel& lm = system.model();
+  std::vector<ModeQuality> out;
+  const Eigen::Index nr = lm.n_position;
+  if (nr == 0 || lm.undamped_omega2.size() == 0) return out;
+  const Eigen::LLT<Mat> llt(system.reduced_mass());
+  const Mat L = llt.matrixL();
+  const CMatX Lc = L.cast<std::complex<double>>();
+  for (Eigen::Index k = 0; k < lm.undamped_omega2.size(); ++k) {
+    ModeQuality m;
+    const double w2 = lm.undamped_omega2(k);
+    if (!(w2 > 0.0)) {
+      out.push_back(m);
+      continue;
+    }
+    // The undamped shape in the scaled coordinates y = Lᵀ ξ, for matching.
+    const Vec xi = lm.Nq.transpose() * lm.undamped_shapes.col(k);
+    const CVecX target = (L.transpose() * xi).normalized().cast<std::complex<double>>();
+    double f = std::sqrt(w2) / (2.0 * std::numbers::pi);
+    for (int it = 1; it <= 50; ++it) {
+      const CMatX K = system.effective_stiffness(f);
+      // L⁻¹ K L⁻ᵀ: same eigenvalues as M⁻¹K, complex symmetric.
+      const CMatX S = Lc.triangularView<Eigen::Lower>().solve(
+          Lc.triangularView<Eigen::Lower>().solve(K.transpose()).transpose());
+      const Eigen::ComplexEigenSolver<CMatX> es(S);
+      Eigen::Index best = 0;
+      double overlap = -1.0;
+      for (Eigen::Index j = 0; j < S.rows(); ++j) {
+        const double o = std::abs(target.dot(es.eigenvectors().col(j).normalized()));
+        if (o > overlap) overlap = o, best = j;
+      }
+      m.lambda = es.eigenvalues()(best);
+      m.iterations = it;
+      const double f_new = std::sqrt(std::max(0.0, m.lambda.real())) / (2.0 * std::numbers::pi);
+      const bool settled = std::abs(f_new - f) <= 1e-13 * f;
+      f = f_new;
+      if (settled) break;
+    }
+    m.frequency_hz = f;
+    m.q = m.lambda.imag() == 0.0 ? std::numeric_limits<double>::infinity() : m.lambda.real() / m.lambda.imag();
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace gmbd::analysis
