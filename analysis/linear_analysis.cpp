@@ -32,6 +32,45 @@ double max_relative_difference(const FrequencyResponse& a, const FrequencyRespon
   return worst;
 }
 
+FrequencyResponse every_tenth(const FrequencyResponse& r) {
+  FrequencyResponse sample;
+  for (size_t k = 0; k < r.frequencies.size(); k += 10) {
+    sample.frequencies.push_back(r.frequencies[k]);
+    sample.H.push_back(r.H[k]);
+  }
+  return sample;
+}
+
+/// Loss functions: Q per mode (with the request's dilution and naive), the transfer functions
+/// by direct solves of E(f) with the losses, thermal noise. The state-space response stays the
+/// cross-check when the losses are viscous (then it holds them exactly).
+void add_losses(LinearAnalysis& out, const LinearAnalysisRequest& request, const std::vector<double>& grid) {
+  const LinearModel& lm = out.model;
+  if (lm.tag_stiffness.empty())
+    throw InputError("loss functions are given but no element carries a damping tag");
+  const DampedSystem system(lm, request.losses, request.dilution);
+  const DampedSystem naive(lm, request.losses, false);
+  out.quality = mode_quality(system);
+  out.quality_naive = mode_quality(naive);
+  const FrequencyResponse state_space = std::move(out.response);
+  out.response = system.response(grid);
+  out.response_method = "direct E(f) with loss functions";
+  if (lm.state_space_losses == "viscous (exact)" && request.dilution)
+    out.direct_difference = max_relative_difference(every_tenth(state_space), every_tenth(out.response));
+  if (request.noise_outputs.empty()) return;
+  std::vector<int> rows;
+  for (const auto& name : request.noise_outputs) {
+    const auto it = std::find(lm.output_names.begin(), lm.output_names.end(), name);
+    if (it == lm.output_names.end())
+      throw InputError("thermal noise: '" + name + "' is not an output of the linear model (outputs: the "
+                       "defaults are the coordinates; add point: or measure: outputs with --outputs)");
+    rows.push_back(static_cast<int>(it - lm.output_names.begin()));
+  }
+  out.noise_outputs = request.noise_outputs;
+  out.temperature = request.temperature;
+  out.noise_psd = system.thermal_noise(grid, rows, request.temperature);
+}
+
 }  // namespace
 
 LinearAnalysis run_linear_analysis(const elements::AssembledModel& model, CVec q_start,
@@ -77,8 +116,23 @@ LinearAnalysis linear_analysis_at(const elements::AssembledModel& model, const O
   out.equilibrium.z = point.z;
   out.equilibrium.lambda = point.lambda;
   out.operating_point = "state of a transient at t = " + std::to_string(point.t) + " s";
-  out.model = linearize(model, point, request.linear);
+  LinearOptions options = request.linear;
+  const bool lossy = !request.losses.empty();
+  if (!request.noise_outputs.empty() && !lossy)
+    throw InputError("thermal noise needs loss functions: give the elements damping tags and the model a "
+                     "`losses:` section (docs/suspensions.md)");
+  if (lossy) {
+    options.losses = &request.losses;
+    options.dilution = request.dilution;
+    options.viscous_at_hz = request.viscous_at_hz;
+  }
+  if (!options.outputs.empty())  // noise outputs join explicit outputs
+    for (const auto& name : request.noise_outputs)
+      if (std::find(options.outputs.begin(), options.outputs.end(), name) == options.outputs.end())
+        options.outputs.push_back(name);
+  out.model = linearize(model, point, options);
   out.modal = modal_analysis(out.model, request.modes);
+  out.symmetry = symmetry_blocks(out.model, out.modal);
   const ModalEnergyCalculator energies(model, out.model);
   for (size_t k = 0; k < out.modal.modes.size(); ++k) {
     const int number = static_cast<int>(k) + 1;
@@ -99,6 +153,10 @@ LinearAnalysis linear_analysis_at(const elements::AssembledModel& model, const O
   const auto grid = request.f_count > 0 ? frequency_grid(request.f_from, request.f_to, request.f_count)
                                         : automatic_grid(out.modal);
   out.response = state_space_response(out.model, grid);
+  if (lossy) {
+    add_losses(out, request, grid);
+    return out;
+  }
   if (out.model.second_order) {
     // The independent direct E(f) solve on every 10th frequency (a cross-check, not a result).
     FrequencyResponse sample;

@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/damping.hpp"
 #include "analysis/equilibrium.hpp"
 #include "analysis/frequency_response.hpp"
 #include "analysis/linear_model.hpp"
 #include "analysis/modes.hpp"
+#include "analysis/symmetry.hpp"
 
 namespace gmbd::analysis {
 
@@ -26,6 +28,15 @@ struct LinearAnalysisRequest {
   /// Modes (1-based, ascending order) that get energy tables: all when `energy_include` is
   /// empty, minus `energy_exclude` (MotionSolve's ke/se/de_modes_include/exclude).
   std::vector<int> energy_include, energy_exclude;
+  /// Loss functions per damping tag (none: lossless) and dissipation dilution (Stage 0A: off).
+  LossModel losses;
+  bool dilution = true;
+  /// Equivalent viscous losses in the state space at this frequency (Hz; 0 = only exact ones).
+  double viscous_at_hz = 0.0;
+  /// Thermal-noise spectra of these position outputs (names from `linear.outputs` or any
+  /// position output), at `temperature` K, on the transfer-function grid.
+  std::vector<std::string> noise_outputs;
+  double temperature = 293.15;
 };
 
 struct LinearAnalysis {
@@ -40,6 +51,18 @@ struct LinearAnalysis {
   /// its largest relative difference reported (a built-in cross-check).
   double direct_difference = -1.0;
   std::string operating_point;  ///< "static equilibrium" or "state of a transient at t = …"
+  /// With loss functions: the transfer functions above come from direct solves of E(f) with
+  /// the losses ("direct E(f) with loss functions"), else "state space".
+  std::string response_method = "state space";
+  /// Q per undamped mode by the complex eigen-iteration, with the request's dilution switch and
+  /// naive (Stage 0A: every tagged stiffness lossy); empty without loss functions.
+  std::vector<ModeQuality> quality, quality_naive;
+  /// Thermal noise: one-sided displacement PSD (rows: response.frequencies; columns: outputs).
+  std::vector<std::string> noise_outputs;
+  Mat noise_psd;
+  double temperature = 0.0;
+  /// Symmetry blocks of the modes (mirror-symmetric suspensions).
+  SymmetryReport symmetry;
 };
 
 LinearAnalysis run_linear_analysis(const elements::AssembledModel& model, CVec q_start,

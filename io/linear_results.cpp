@@ -195,8 +195,48 @@ void write_response(LinearFile& f, const analysis::LinearAnalysis& r) {
   f.dataset(g.get(), "H_imag", {nf, ny, nu}, im.data());
   f.names(g.get(), "input_names", r.model.input_names);
   f.names(g.get(), "output_names", r.model.output_names);
-  f.text(g.get(), "method", "state space, H = C (sI - A)^-1 B + D, s = 2 pi i f");
+  f.text(g.get(), "method", r.response_method == "state space"
+                                 ? "state space, H = C (sI - A)^-1 B + D, s = 2 pi i f"
+                                 : "direct solves of E(f) = K(f) - (2 pi f)^2 M + i 2 pi f D with the loss functions");
   f.number(g.get(), "direct_solve_max_relative_difference", r.direct_difference);
+}
+
+/// /losses: the loss function of each tag, the stage's dilution switch, Q per mode (diluted
+/// and naive), the state space's treatment; /thermal_noise: PSD per output.
+void write_losses(LinearFile& f, const analysis::LinearAnalysis& r, const LinearFileMetadata& meta) {
+  if (r.quality.empty()) return;
+  Handle g = f.group("/losses");
+  std::vector<std::string> tags, texts;
+  for (const auto& t : r.model.tag_stiffness) tags.push_back(t.tag);
+  f.names(g.get(), "tags", tags);
+  f.names(g.get(), "loss_functions", meta.loss_functions);
+  f.text(g.get(), "stage", meta.stage);
+  f.text(g.get(), "state_space", r.model.state_space_losses);
+  std::vector<double> fq, q, qn;
+  for (size_t k = 0; k < r.quality.size(); ++k) {
+    fq.push_back(r.quality[k].frequency_hz);
+    q.push_back(r.quality[k].q);
+    qn.push_back(r.quality_naive[k].q);
+  }
+  f.vector(g.get(), "mode_frequency_hz", fq);
+  f.vector(g.get(), "q", q);
+  f.vector(g.get(), "q_naive", qn);
+  if (r.noise_outputs.empty()) return;
+  Handle n = f.group("/thermal_noise");
+  f.vector(n.get(), "frequency_hz", r.response.frequencies);
+  Handle psd = f.matrix(n.get(), "psd", r.noise_psd);
+  f.names(psd.get(), "outputs", r.noise_outputs);
+  f.text(psd.get(), "units", "one-sided displacement PSD, m^2/Hz (rad^2/Hz for angles)");
+  f.number(n.get(), "temperature_K", r.temperature);
+}
+
+void write_symmetry(LinearFile& f, const analysis::LinearAnalysis& r) {
+  if (!r.symmetry.applicable) return;
+  Handle g = f.group("/symmetry");
+  f.names(g.get(), "mode_block", r.symmetry.mode_block);
+  f.number(g.get(), "max_off_block_stiffness", r.symmetry.max_off_block);
+  f.text(g.get(), "worst_pair", r.symmetry.worst_pair);
+  f.text(g.get(), "blocks", "LP = {x, pitch}, TR = {y, roll}, Y = {yaw}, V = {z}");
 }
 
 }  // namespace
@@ -279,6 +319,8 @@ void write_linear_hdf5(const std::string& path, const elements::AssembledModel& 
   }
   write_modes(f, model, r);
   write_response(f, r);
+  write_losses(f, r, meta);
+  write_symmetry(f, r);
   f.close();
 }
 

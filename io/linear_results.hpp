@@ -13,6 +13,8 @@ namespace gmbd {
 struct LinearFileMetadata {
   std::string model_file, model_file_text, command;
   std::vector<std::pair<std::string, std::string>> attributes;  ///< extra root attributes
+  std::string stage;                        ///< calculation stage (docs/suspensions.md §5)
+  std::vector<std::string> loss_functions;  ///< "tag: description" per loss function
 };
 
 /// Writes (replacing) the HDF5 file. Throws InputError naming the path when it cannot be

@@ -506,7 +506,7 @@ void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) 
 void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) {
   const auto s = r.section(node, "linear", {"at", "inputs", "outputs", "frequencies", "balancing",
                                             "disable_damping", "hdf5", "matlab", "mat", "energy_modes",
-                                            "energy_exclude"});
+                                            "energy_exclude", "stage", "noise", "temperature", "viscous_at"});
   linear.present = true;
   if (const YAML::Node* n = s.get("at")) {
     linear.at = trim(r.string(*n, s.child("at"), "equilibrium, initial or t=T (s)", false));
@@ -535,6 +535,11 @@ void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) 
   modes("energy_modes", linear.energy_modes);
   modes("energy_exclude", linear.energy_exclude);
   names("outputs", linear.outputs);
+  names("noise", linear.noise);
+  if (const YAML::Node* n = s.get("stage"))
+    linear.stage = r.choice(*n, s.child("stage"), {"0A", "0B", "1A", "1B", "2"});
+  if (const YAML::Node* n = s.get("temperature")) linear.temperature = r.positive(*n, s.child("temperature"));
+  if (const YAML::Node* n = s.get("viscous_at")) linear.viscous_at = r.positive(*n, s.child("viscous_at"));
   if (const YAML::Node* n = s.get("frequencies")) {
     const auto f = r.section(*n, s.child("frequencies"), {"from", "to", "points"});
     const YAML::Node* from = f.get("from");

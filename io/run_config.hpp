@@ -61,6 +61,12 @@ struct LinearConfig {
   bool disable_damping = false;
   std::string hdf5, matlab, mat;    ///< output files ("" = default HDF5 name / not written)
   std::vector<int> energy_modes, energy_exclude;  ///< modes with energy tables (1-based)
+  /// Calculation stage (docs/suspensions.md §5): 0A (no dilution), 0B, 1A (+ wire torsion),
+  /// 1B (+ bending strain), 2 (+ its tension work); "" = 2 (every term the model has).
+  std::string stage;
+  std::vector<std::string> noise;   ///< outputs that get thermal-noise spectra
+  double temperature = 293.15;      ///< K
+  double viscous_at = 0.0;          ///< Hz: equivalent viscous losses in the state space (0: none)
 };
 
 /// Overrides of the model's default initial state.

@@ -115,6 +115,16 @@ int run_cli(int argc, char** argv) {
   lin_cmd->add_option("--energy-modes", lin.energy_modes, "Modes (1 = lowest) that get energy tables (default: all)")
       ->delimiter(',');
   lin_cmd->add_option("--energy-exclude", lin.energy_exclude, "Modes without energy tables")->delimiter(',');
+  lin_cmd->add_option("--stage", lin.stage, "Calculation stage: 0A (no dissipation dilution), 0B, 1A (+ wire "
+                                            "torsion), 1B (+ wire bending strain), 2 (+ its tension work; default)")
+      ->check(CLI::IsMember({"0A", "0B", "1A", "1B", "2"}));
+  lin_cmd->add_option("--noise", lin.noise, "Comma-separated position outputs that get thermal-noise spectra "
+                                            "(needs loss functions)")->delimiter(',');
+  lin_cmd->add_option("--temperature", lin.temperature, "Temperature for the thermal noise, K (default 293.15)")
+      ->check(CLI::PositiveNumber);
+  lin_cmd->add_option("--viscous-at", lin.viscous_at, "Put structural losses into the state space as the "
+                                                      "equivalent viscous damping at this frequency (Hz)")
+      ->check(CLI::PositiveNumber);
   lin_cmd->add_flag("--plot", lin.plot, "Bode plot and mode-shape charts as PNG (python3-matplotlib)");
   lin_cmd->add_option("--plot-file", lin.plot_path, "Bode PNG path (default: HDF5 path with .png)");
 

@@ -66,6 +66,10 @@ struct LinearizeArgs {
   std::string command_line;          ///< recorded in the HDF5 file
   std::vector<int> energy_modes, energy_exclude;
   bool print_energy = false;
+  std::string stage;                 ///< 0A | 0B | 1A | 1B | 2 (default 2: every term)
+  std::vector<std::string> noise;    ///< outputs with thermal-noise spectra
+  double temperature = 0.0;          ///< K (0: the run file's or 293.15)
+  double viscous_at = 0.0;           ///< Hz: equivalent viscous losses in the state space
 };
 
 int run_command(const RunArgs& args);

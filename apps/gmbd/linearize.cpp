@@ -39,6 +39,15 @@ bool is_run_file(const std::string& path) {
   return root["model"].IsDefined() && !root["bodies"].IsDefined();
 }
 
+/// Which wire flexure terms a stage builds (docs/suspensions.md §5): 0A and 0B none, 1A torsion,
+/// 1B + bending strain, 2 (the default) + its tension work.
+int max_flexure_stage(const std::string& stage) {
+  if (stage == "0A" || stage == "0B") return 0;
+  if (stage == "1A") return 1;
+  if (stage == "1B") return 2;
+  return 3;
+}
+
 /// "FROM:TO:N" (Hz).
 void parse_frequencies(const std::string& text, analysis::LinearAnalysisRequest& request) {
   const auto a = text.find(':');
@@ -94,8 +103,16 @@ std::string fmt_q(double q) {
   return fmt::format("{:.4g}", q);
 }
 
-void print_result(const analysis::LinearAnalysis& r, const elements::AssembledModel& model,
-                  const std::string& label) {
+/// Value of one noise spectrum nearest to f (Hz).
+double nearest(const std::vector<double>& grid, const Mat& psd, Eigen::Index column, double f) {
+  size_t best = 0;
+  for (size_t k = 1; k < grid.size(); ++k)
+    if (std::abs(std::log(grid[k] / f)) < std::abs(std::log(grid[best] / f))) best = k;
+  return psd(static_cast<Eigen::Index>(best), column);
+}
+
+void print_result(const analysis::LinearAnalysis& r, const elements::AssembledModel& model, const std::string& label,
+                  const LinearConfig& linear, const analysis::LossModel& losses) {
   const auto& lm = r.model;
   std::cout << "linearize " << label << " (" << model.type() << ")\n";
   std::cout << fmt::format("  model             {} coordinates ({} floats), {} holonomic + {} non-holonomic rows, {} states\n",
@@ -110,19 +127,50 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
                            lm.n_position > lm.n_velocity ? " (non-holonomic: more positions than velocities)" : "");
   std::cout << fmt::format("  state space       {} states, {} inputs, {} outputs; eigen-solution balancing: {}\n",
                            lm.A.rows(), lm.B.cols(), lm.C.rows(), r.modal.balancing_used);
-  std::cout << "  modes (ascending; f = |λ|/2π, ζ = −Re λ/|λ|, Q = 1/2ζ, dominant by kinetic energy):\n";
-  std::cout << fmt::format("    {:>4}  {:>13}  {:>10}  {:>10}  {}\n", "#", "f (Hz)", "zeta", "Q", "dominant (share)");
+  const bool lossy = !r.quality.empty();
+  if (lossy) {
+    std::cout << fmt::format("  losses            stage {}{}; state space: {}\n", linear.stage.empty() ? "2" : linear.stage,
+                             linear.stage == "0A" ? " (naive: no dissipation dilution)" : " (dissipation dilution)",
+                             lm.state_space_losses);
+    for (const auto& [tag, fn] : losses.functions()) std::cout << "                    " << tag << ": " << fn.text << "\n";
+  }
+  const bool blocks = r.symmetry.applicable;
+  std::cout << "  modes (ascending; f = |λ|/2π, ζ = −Re λ/|λ|, Q = 1/2ζ, dominant by kinetic energy" <<
+      (lossy ? "; Q losses by the complex eigen-iteration with the loss functions, naive = every tagged stiffness lossy" : "")
+            << (blocks ? "; block LP = x+pitch, TR = y+roll, Y = yaw, V = z" : "") << "):\n";
+  std::cout << fmt::format("    {:>4}  {:>13}  {:>10}  {:>10}", "#", "f (Hz)", "zeta", "Q");
+  if (lossy) std::cout << fmt::format("  {:>10}  {:>10}", "Q losses", "Q naive");
+  if (blocks) std::cout << fmt::format("  {:>5}", "block");
+  std::cout << "  dominant (share)\n";
   int k = 0;
   for (const auto& m : r.modal.modes) {
-    std::cout << fmt::format("    {:>4}  {:>13.7g}  {:>10.3e}  {:>10}  {} ({:.0f} %)\n", ++k, m.frequency_hz,
-                             m.damping_ratio, fmt_q(m.q_factor), m.dominant, 100.0 * m.dominant_share);
+    std::cout << fmt::format("    {:>4}  {:>13.7g}  {:>10.3e}  {:>10}", k + 1, m.frequency_hz, m.damping_ratio, fmt_q(m.q_factor));
+    if (lossy) {
+      const bool have = static_cast<size_t>(k) < r.quality.size();
+      std::cout << fmt::format("  {:>10}  {:>10}", have ? fmt_q(r.quality[static_cast<size_t>(k)].q) : "-",
+                               have ? fmt_q(r.quality_naive[static_cast<size_t>(k)].q) : "-");
+    }
+    if (blocks) std::cout << fmt::format("  {:>5}", r.symmetry.mode_block[static_cast<size_t>(k)]);
+    std::cout << fmt::format("  {} ({:.0f} %)\n", m.dominant, 100.0 * m.dominant_share);
+    ++k;
   }
+  if (blocks)
+    std::cout << fmt::format("  symmetry blocks   largest off-block stiffness {:.1e} of the largest entry{}\n",
+                             r.symmetry.max_off_block,
+                             r.symmetry.worst_pair.empty() ? "" : " (" + r.symmetry.worst_pair + ")");
   const auto& f = r.response.frequencies;
   if (!f.empty())
-    std::cout << fmt::format("  transfer funcs    {} points, {:.4g} … {:.4g} Hz{}\n", f.size(), f.front(), f.back(),
+    std::cout << fmt::format("  transfer funcs    {} points, {:.4g} … {:.4g} Hz, {}{}\n", f.size(), f.front(), f.back(),
+                             r.response_method,
                              r.direct_difference >= 0.0
-                                 ? fmt::format(" (direct E(f) solve agrees to {:.1e} on every 10th)", r.direct_difference)
+                                 ? fmt::format(" ({} agrees to {:.1e} on every 10th)",
+                                               lossy ? "the state space" : "direct E(f) solve", r.direct_difference)
                                  : std::string());
+  for (size_t j = 0; j < r.noise_outputs.size(); ++j) {
+    const double at = std::clamp(10.0, f.front(), f.back());
+    std::cout << fmt::format("  thermal noise     {}: {:.3e} /√Hz at {:.3g} Hz (T = {} K)\n", r.noise_outputs[j],
+                             std::sqrt(nearest(f, r.noise_psd, static_cast<Eigen::Index>(j), at)), at, r.temperature);
+  }
 }
 
 }  // namespace
@@ -130,7 +178,8 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
 namespace {
 
 int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, const analysis::LinearAnalysis& result,
-                     const elements::AssembledModel& model, const std::string& model_path);
+                     const elements::AssembledModel& model, const std::string& model_path,
+                     const analysis::LossModel& losses);
 
 /// --at t=T: run the run file to T (its integrator, stabilisation, inputs), then linearise
 /// about the state reached (velocity terms included; docs/linear-analysis.md §3).
@@ -165,8 +214,10 @@ int linearize_transient(const LinearizeArgs& args, const LinearConfig& linear,
     throw NumericalError(summary.end_time, "linearize: the run to t = " + std::to_string(T) +
                                                " s did not complete: " + summary.failure);
   spdlog::info("linearising at t = {} s (the last output of the run)", point.t);
-  const auto result = analysis::linear_analysis_at(*model, point, request);
-  return report_and_write(args, linear, result, *model, config.model_file);
+  analysis::LinearAnalysisRequest with_losses = request;
+  if (run.built.file) with_losses.losses = model_file_losses(*run.built.file, *model);
+  const auto result = analysis::linear_analysis_at(*model, point, with_losses);
+  return report_and_write(args, linear, result, *model, config.model_file, with_losses.losses);
 }
 
 }  // namespace
@@ -207,6 +258,10 @@ int linearize_command(const LinearizeArgs& args) {
   if (!args.mat.empty()) linear.mat = args.mat;
   if (!args.energy_modes.empty()) linear.energy_modes = args.energy_modes;
   if (!args.energy_exclude.empty()) linear.energy_exclude = args.energy_exclude;
+  if (!args.stage.empty()) linear.stage = args.stage;
+  if (!args.noise.empty()) linear.noise = args.noise;
+  if (args.temperature > 0.0) linear.temperature = args.temperature;
+  if (args.viscous_at > 0.0) linear.viscous_at = args.viscous_at;
   const bool transient = linear.at.rfind("t=", 0) == 0;
   if (linear.at != "equilibrium" && linear.at != "initial" && !transient)
     throw InputError("--at: expected equilibrium, initial or t=T (s), got '" + linear.at + "'");
@@ -221,23 +276,29 @@ int linearize_command(const LinearizeArgs& args) {
   request.energy_include = linear.energy_modes;
   request.energy_exclude = linear.energy_exclude;
   if (!args.freq.empty()) parse_frequencies(args.freq, request);
+  request.dilution = linear.stage != "0A";
+  request.viscous_at_hz = linear.viscous_at;
+  request.noise_outputs = linear.noise;
+  request.temperature = linear.temperature;
 
   if (transient) return linearize_transient(args, linear, request);
   const ModelFileSpec spec = load_model_file(model_path, changes);
-  const auto model = build_model_for_linear_analysis(spec);
+  const auto model = build_model_for_linear_analysis(spec, max_flexure_stage(linear.stage));
+  request.losses = model_file_losses(spec, *model);
   Vec q0 = Vec::Zero(model->nq()), v0 = Vec::Zero(model->nq());
   model_file_initial_state(spec, *model, q0, v0);
   for (const auto& [name, value] : initial_q) q0(model->coordinate_index(name)) = value;  // run file's initial.q
   const auto result = analysis::run_linear_analysis(*model, q0, Vec::Zero(model->nz()), request);
-  return report_and_write(args, linear, result, *model, model_path);
+  return report_and_write(args, linear, result, *model, model_path, request.losses);
 }
 
 namespace {
 
 int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, const analysis::LinearAnalysis& result,
-                     const elements::AssembledModel& model_ref, const std::string& model_path) {
+                     const elements::AssembledModel& model_ref, const std::string& model_path,
+                     const analysis::LossModel& losses) {
   const auto* model = &model_ref;
-  print_result(result, *model, model_path);
+  print_result(result, *model, model_path, linear, losses);
   if (args.print_energy) print_energies(result);
 
   const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
@@ -245,6 +306,8 @@ int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, cons
   meta.model_file = model_path;
   meta.model_file_text = read_text(model_path);
   meta.command = args.command_line.empty() ? "gmbd linearize " + args.file : args.command_line;
+  meta.stage = linear.stage.empty() ? "2" : linear.stage;
+  for (const auto& [tag, fn] : losses.functions()) meta.loss_functions.push_back(tag + ": " + fn.text);
   write_linear_hdf5(h5, *model, result, meta);
   std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
   const std::string description = "GaussMBD linear model of " + model_path + " at its " + result.operating_point;
