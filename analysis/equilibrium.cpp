@@ -121,10 +121,17 @@ Equilibrium find_equilibrium(const elements::AssembledModel& model, CVec q_start
   eq.lambda = problem.initial_multipliers(eq.q, eq.z);
   if (eq.lambda.size() != nh) eq.lambda = Vec::Zero(nh);
   Residual r = problem.residual(eq.q, eq.lambda, eq.z);
-  // Forces are judged relative to the largest applied force at the start (the weights).
-  Vec f0 = Vec::Zero(n);
-  model.forces(options.time, eq.q, Vec::Zero(n), eq.z, f0);
-  const double force_scale = std::max(1.0, f0.size() ? f0.lpNorm<Eigen::Infinity>() : 0.0);
+  // Forces are judged relative to the load level: the largest weight when there is gravity
+  // (not the start's forces: a stiff element stretched at the start would loosen the test by
+  // orders of magnitude), else the largest applied force at the start.
+  double force_scale = 1.0;
+  const double g = std::sqrt(model.gravity().squared_norm());
+  for (const auto& b : model.bodies()) force_scale = std::max(force_scale, b.mass * g);
+  if (g == 0.0) {
+    Vec f0 = Vec::Zero(n);
+    model.forces(options.time, eq.q, Vec::Zero(n), eq.z, f0);
+    force_scale = std::max(1.0, f0.size() ? f0.lpNorm<Eigen::Infinity>() : 0.0);
+  }
   auto converged = [&](const Residual& res, double step, double q_scale) {
     const bool small = res.force_norm() <= options.force_tolerance * force_scale &&
                        res.constraint_norm() <= options.constraint_tolerance &&

@@ -13,7 +13,7 @@ namespace gmbd::analysis {
 
 struct EquilibriumOptions {
   double time = 0.0;               ///< time at which inputs and time expressions are evaluated
-  double force_tolerance = 1e-10;  ///< ‖f − Gᵀλ‖∞ ≤ tol · max(1, ‖f‖∞ at the start)
+  double force_tolerance = 1e-10;  ///< ‖f − Gᵀλ‖∞ ≤ tol · max(1, largest weight m‖g‖; without gravity ‖f‖∞ at the start)
   double constraint_tolerance = 1e-12;  ///< ‖g‖∞ (m or rad)
   double step_tolerance = 1e-14;   ///< or ‖Δq‖∞ ≤ tol · max(1, ‖q‖∞) with the residuals small
   int max_iterations = 50;
