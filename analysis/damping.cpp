@@ -142,8 +142,10 @@ Mat DampedSystem::thermal_noise(const std::vector<double>& f, const std::vector<
     for (size_t j = 0; j < outputs.size(); ++j) {
       const CVecX v = reduce_rhs(o.Oall.row(outputs[j]).transpose().cast<std::complex<double>>());
       const std::complex<double> h = v.transpose() * lu.solve(v);  // vᵀ E⁻¹ v (E complex symmetric)
+      // Passive losses make −Im h ≥ 0; a lossless output's value is round-off of either sign.
+      const double loss = std::abs(h.imag()) <= 1e-14 * std::abs(h.real()) ? 0.0 : -h.imag();
       psd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(j)) =
-          -4.0 * kBoltzmann * temperature / omega(f[k]) * h.imag();
+          4.0 * kBoltzmann * temperature / omega(f[k]) * std::max(0.0, loss);
     }
   }
   return psd;
@@ -188,7 +190,9 @@ std::vector<ModeQuality> mode_quality(const DampedSystem& system) {
       if (settled) break;
     }
     m.frequency_hz = f;
-    m.q = m.lambda.imag() == 0.0 ? std::numeric_limits<double>::infinity() : m.lambda.real() / m.lambda.imag();
+    // A lossless mode's Im λ is round-off of the complex solve: Q = ∞ below 1e-14 Re λ.
+    m.q = std::abs(m.lambda.imag()) <= 1e-14 * std::abs(m.lambda.real()) ? std::numeric_limits<double>::infinity()
+                                                                           : m.lambda.real() / m.lambda.imag();
     out.push_back(m);
   }
   return out;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gmbd::analysis {
 
@@ -32,6 +33,33 @@ double max_relative_difference(const FrequencyResponse& a, const FrequencyRespon
   return worst;
 }
 
+/// Q per undamped mode → one entry per row of the mode table (whose rigid or neutral pairs may
+/// split into two rows): each row takes the unused undamped mode nearest in frequency.
+std::vector<ModeQuality> align_to_modes(const std::vector<ModeQuality>& quality, const ModalAnalysis& modal) {
+  std::vector<ModeQuality> out;
+  std::vector<bool> used(quality.size(), false);
+  for (const auto& m : modal.modes) {
+    size_t best = quality.size();
+    for (size_t j = 0; j < quality.size(); ++j) {
+      if (used[j]) continue;
+      const double fj = quality[j].frequency_hz;
+      if (best == quality.size() ||
+          std::abs(fj - m.frequency_hz) < std::abs(quality[best].frequency_hz - m.frequency_hz))
+        best = j;
+    }
+    if (best == quality.size()) {  // more rows than undamped modes (a split pair): no Q
+      ModeQuality none;
+      none.frequency_hz = m.frequency_hz;
+      none.q = std::numeric_limits<double>::quiet_NaN();
+      out.push_back(none);
+      continue;
+    }
+    used[best] = true;
+    out.push_back(quality[best]);
+  }
+  return out;
+}
+
 FrequencyResponse every_tenth(const FrequencyResponse& r) {
   FrequencyResponse sample;
   for (size_t k = 0; k < r.frequencies.size(); k += 10) {
@@ -50,8 +78,8 @@ void add_losses(LinearAnalysis& out, const LinearAnalysisRequest& request, const
     throw InputError("loss functions are given but no element carries a damping tag");
   const DampedSystem system(lm, request.losses, request.dilution);
   const DampedSystem naive(lm, request.losses, false);
-  out.quality = mode_quality(system);
-  out.quality_naive = mode_quality(naive);
+  out.quality = align_to_modes(mode_quality(system), out.modal);
+  out.quality_naive = align_to_modes(mode_quality(naive), out.modal);
   const FrequencyResponse state_space = std::move(out.response);
   out.response = system.response(grid);
   out.response_method = "direct E(f) with loss functions";

@@ -54,8 +54,9 @@ struct LinearAnalysis {
   /// With loss functions: the transfer functions above come from direct solves of E(f) with
   /// the losses ("direct E(f) with loss functions"), else "state space".
   std::string response_method = "state space";
-  /// Q per undamped mode by the complex eigen-iteration, with the request's dilution switch and
-  /// naive (Stage 0A: every tagged stiffness lossy); empty without loss functions.
+  /// Q by the complex eigen-iteration, one entry per row of modal.modes (the undamped mode
+  /// nearest in frequency; NaN for the second row of a split rigid pair), with the request's
+  /// dilution switch and naive (Stage 0A: every tagged stiffness lossy); empty without losses.
   std::vector<ModeQuality> quality, quality_naive;
   /// Thermal noise: one-sided displacement PSD (rows: response.frequencies; columns: outputs).
   std::vector<std::string> noise_outputs;

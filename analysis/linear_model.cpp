@@ -461,8 +461,10 @@ class Linearizer {
     lm.Dv += 0.5 * (D + D.transpose());
     lm.Fv_force = Bvc_;
     std::ostringstream s;
-    if (viscous)
+    if (viscous && fl.empty())
       s << "viscous (exact)";
+    else if (viscous)  // a dashpot in series with a float's spring is a Maxwell element, not viscous
+      s << "viscous, equivalent at 1 Hz (exact only without floats: a damper in series with a float's spring is frequency dependent)";
     else
       s << "equivalent viscous at " << f << " Hz";
     lm.state_space_losses = s.str();

@@ -23,7 +23,8 @@ struct LossFunction {
 /// static equilibrium and the real stiffness use the lossless potential (docs/suspensions.md).
 class LossModel {
  public:
-  /// Throws InputError when α(0) is not 1 + 0i (to 1e-12) or α is not finite at 0 and 1 Hz.
+  /// Throws InputError when Re α(0) is not 1 (to 1e-12) or α is not finite at 0 and 1 Hz
+  /// (Im α(0) may be non-zero: a structural loss angle is 1 + iφ at every f).
   void set(const std::string& tag, LossFunction function);
   bool empty() const { return functions_.empty(); }
   bool has(const std::string& tag) const { return functions_.count(tag) != 0; }

@@ -142,6 +142,7 @@ void AssembledModel::finalize(bool allow_floats) {
       if (e->holds_coordinates()) elastic[static_cast<size_t>(c)] = true;
     }
   }
+  floats_.clear();
   for (int i = 0; i < nq(); ++i) {
     const auto k = static_cast<size_t>(i);
     if (M(i, i) != 0.0 || constrained[k]) continue;
@@ -153,10 +154,11 @@ void AssembledModel::finalize(bool allow_floats) {
     }
     if (!allow_floats) {
       msg << ": it is a float (a massless junction held only by elastic elements), whose position "
-             "is a force balance that time-domain simulation cannot integrate; give it a mass "
-             "(e.g. a blade tip as a light body) or use it in linear analysis";
+             "is a force balance the acceleration-level KKT solve cannot represent; build the model "
+             "with floats allowed (runs then condense them, elements/float_condensation.hpp) or give it a mass";
       throw InputError(msg.str());
     }
+    floats_.push_back(i);
   }
   // Velocity-level weights: rates a rolling constraint determines are dependent.
   velocity_weights_ = weights_;

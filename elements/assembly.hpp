@@ -136,6 +136,9 @@ class AssembledModel final : public Model {
   std::vector<TagStiffness> tag_stiffness(double t, CVec q) const;
   /// Every damping tag the elements carry, in order of first appearance.
   std::vector<std::string> loss_tags() const;
+  /// Massless coordinates that no constraint element touches and elastic elements hold (floats:
+  /// blade tips), found by finalize(allow_floats = true).
+  const std::vector<int>& float_coordinates() const { return floats_; }
   /// True when any element is a wire flexure term (torsion, bending).
   bool has_flexure_terms() const;
   /// Element::prepare() of every flexure term at q; returns the largest relative tension change.
@@ -162,6 +165,7 @@ class AssembledModel final : public Model {
   std::vector<Body> bodies_;
   std::vector<PointDef> points_;
   std::vector<int> float_coordinates_;
+  std::vector<int> floats_;
   Ground ground_;
   Vec3<double> gravity_;
   std::shared_ptr<const Signal> ground_acceleration_[3];

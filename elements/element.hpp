@@ -415,7 +415,8 @@ class MeasureForceElement : public Element {
 
   int measure_size() const override { return Derived::kMeasure; }
 
-  bool supports_loss_tag() const override { return true; }
+  /// Elastic elements carry tags (a pure force or damper has no stiffness to make lossy).
+  bool supports_loss_tag() const override { return holds_coordinates(); }
   /// K_off = J_sᵀ (∂F/∂s)_lossy J_s: the material stiffness of the law; the geometric part
   /// Σ F_k ∇²s_k of a loaded element is lossless. Derived may declare which part of ∂F/∂s
   /// strains lossy material by `void lossy_law_derivatives(const double* s, double* dF_ds)`

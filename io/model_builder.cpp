@@ -28,6 +28,7 @@
 #include "elements/spring_damper.hpp"
 #include "elements/voice_coil.hpp"
 #include "elements/wire_flexure.hpp"
+#include "elements/float_condensation.hpp"
 
 namespace gmbd {
 
@@ -422,7 +423,12 @@ void read_spring_damper(const SpecReader& r, ElementContext& c) {
 /// A 3-vector field in a body frame, or the word `relaxed` (nullopt) — attachment tangents.
 std::optional<Vec3<double>> tangent_or_relaxed(const SpecReader& r, const char* field) {
   if (!r.has(field)) return std::nullopt;
-  if (r.text(field) == "relaxed") return std::nullopt;
+  for (const auto& [name, value] : r.entry().fields)
+    if (name == field && !value.is_list) {
+      if (value.items.size() == 1 && value.items[0] == "relaxed") return std::nullopt;
+      r.fail(field, "a 3-vector (the clamp tangent in the carrier's frame, pointing along the wire) or 'relaxed'",
+             "'" + (value.items.empty() ? std::string() : value.items[0]) + "'");
+    }
   const Vec3<double> v = read_vector(r, field, 3);
   if (!(v.squared_norm() > 0.0)) r.fail(field, "a non-zero vector (body frame) or 'relaxed'", "a zero vector");
   return v;
@@ -867,7 +873,10 @@ analysis::LossModel model_file_losses(const ModelFileSpec& spec, const Assembled
       r.allow_only({"phi"});
       if (!r.has("phi")) r.fail("phi", "the loss angle φ (a number or an expression of f in Hz)", "nothing");
       const auto phi = of_f("phi", "0");
-      fn = {[phi](double f) { return std::complex<double>(1.0, phi->value(f)); }, "loss angle " + phi->text()};
+      std::ostringstream text;
+      text << "loss angle " << phi->text();
+      if (phi->is_constant() && phi->text() != std::to_string(phi->value(0.0))) text << " = " << phi->value(0.0);
+      fn = {[phi](double f) { return std::complex<double>(1.0, phi->value(f)); }, text.str()};
     } else if (e.type == "viscous") {
       r.allow_only({"damping", "stiffness"});
       const double b = r.number("damping"), k = r.number("stiffness");
@@ -937,14 +946,23 @@ BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
     }
   }
   BuiltModel built;
-  auto model = build_assembled_model(*spec, inputs);
+  std::unique_ptr<AssembledModel> model = build_assembled_model(*spec, inputs, true);
   built.q0 = Vec::Zero(model->nq());
   built.v0 = Vec::Zero(model->nq());
   model_file_initial_state(*spec, *model, built.q0, built.v0);
   // A run's wire flexure terms hold the tension of the initial state and relax their tangents
   // there (an initial state at rest in equilibrium: the linear analysis's operating point).
   if (model->has_flexure_terms()) model->prepare_flexure_terms(0.0, built.q0, true);
-  built.model = std::move(model);
+  // Floats (blade tips): condensed by their force balance at every evaluation.
+  if (!model->float_coordinates().empty()) {
+    auto condensed = std::make_unique<elements::FloatCondensedModel>(std::shared_ptr<const AssembledModel>(std::move(model)),
+                                                                     built.q0);
+    built.q0 = condensed->kept_part(built.q0);
+    built.v0 = condensed->kept_part(built.v0);
+    built.model = std::move(condensed);
+  } else {
+    built.model = std::move(model);
+  }
   built.project_initial_state = true;
   built.file = std::move(spec);
   return built;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Plot a gmbd linear-analysis file (HDF5): Bode plot of transfer functions, mode-shape bar charts.
+"""Plot a gmbd linear-analysis file (HDF5): Bode plot, mode shapes, thermal noise, Q per mode.
 
-Usage: plot_linear.py LIN.h5 OUT.png [--modes OUT_modes.png] [--pairs out1:in1,out2:in2,...] [--max-pairs 6]
+Usage: plot_linear.py LIN.h5 OUT.png [--modes OUT_modes.png] [--noise OUT_noise.png]
+                      [--quality OUT_q.png] [--pairs out1:in1,out2:in2,...] [--max-pairs 6]
 Reads the file written by `gmbd linearize` (docs/results-format.md, "Linear analysis").
 OUT.png: magnitude (log-log) and phase (degrees) of the chosen output / input pairs, mode
 frequencies marked by thin vertical lines. Default pairs: for each input the output it drives
@@ -10,7 +11,15 @@ output; pairs with a frequency-independent |H| are left out unless nothing else 
 most --max-pairs. Names may contain ':' (force:mass.x, vel:mass.x): a pair is split at the ':'
 that leaves a valid output name and a valid input name.
 --modes: one bar chart per mode (the first 12): |shape| per coordinate, or the signed real part
-when the shape is essentially real. Needs python3-h5py, python3-matplotlib.
+when the shape is essentially real.
+--noise: the thermal-noise amplitude spectral density sqrt(S) of every output in /thermal_noise
+(m/sqrt(Hz) for positions, rad/sqrt(Hz) for angles; one panel per unit) on log-log axes, with the
+temperature in the title (docs/suspensions.md). The file must have /thermal_noise (gmbd linearize
+--noise).
+--quality: Q per mode from /losses (the loss functions with the stage's dilution, and naive:
+every tagged stiffness lossy) against the mode frequency, log-log; lossless modes (Q infinite or
+beyond 1e15, round-off) as triangles at the top. The file must have /losses.
+Needs python3-h5py, python3-matplotlib.
 """
 import argparse
 import math
@@ -24,7 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker as ticker  # noqa: E402
 import numpy as np  # noqa: E402
-from gmbd_h5 import column_names, require_format, root_attr, text  # noqa: E402
+from gmbd_h5 import attribute, column_names, require_format, root_attr, text  # noqa: E402
 
 PROG = "plot_linear.py"
 MAX_MODES = 12
@@ -34,14 +43,19 @@ NEGLIGIBLE = 1e-10
 # A mode shape is drawn signed (real part) when every imaginary part is below this fraction of
 # its largest entry (then |shape| and the real part differ by less than that in the chart).
 REAL_SHAPE = 0.02
+# Angle coordinates (their noise is in rad/sqrt(Hz)); every other position output is in m.
+ANGLE_NAMES = ("yaw", "pitch", "roll", "rx", "ry", "rz", "theta")
+# |Q| at or above this is a lossless mode whose imaginary part is round-off.
+LOSSLESS_Q = 1e15
 
 
 def fail(message):
     sys.exit("%s: %s" % (PROG, message))
 
 
-def read(path, want_modes):
-    """The transfer functions, the modes and the title of a linear file, as a dict."""
+def read(path, want_modes, want_noise=False, want_quality=False):
+    """The transfer functions, the modes and the title of a linear file, as a dict (with the
+    thermal noise and the Q table when asked for)."""
     try:
         f = h5py.File(path, "r")
     except OSError as e:
@@ -68,8 +82,31 @@ def read(path, want_modes):
             if want_modes:
                 d["shape"] = m["shape_real"][:] + 1j * m["shape_imag"][:]
                 d["coordinates"] = column_names(m["shape_real"], "coordinates")
+            if want_noise:
+                if "thermal_noise" not in f:
+                    fail("%s has no /thermal_noise group (run gmbd linearize with --noise OUTPUTS and "
+                         "loss functions)" % path)
+                n = f["thermal_noise"]
+                d["noise_freq"] = n["frequency_hz"][:]
+                d["noise_psd"] = n["psd"][:]
+                d["noise_outputs"] = column_names(n["psd"], "outputs")
+                d["temperature"] = float(attribute(n, "temperature_K", float("nan")))
+            if want_quality:
+                if "losses" not in f:
+                    fail("%s has no /losses group (the model file needs damping tags and a losses: "
+                         "section)" % path)
+                g = f["losses"]
+                d["q_freq"] = g["mode_frequency_hz"][:]
+                d["q"] = g["q"][:]
+                d["q_naive"] = g["q_naive"][:]
+                d["symmetry"] = (column_names(f["symmetry"], "mode_block") if "symmetry" in f else [])
+            if want_noise or want_quality:
+                d["stage"] = text(attribute(f["losses"], "stage", "")) if "losses" in f else ""
         except KeyError as e:
             fail("%s: missing dataset (%s)" % (path, e))
+    if want_noise and d["noise_psd"].shape != (len(d["noise_freq"]), len(d["noise_outputs"])):
+        fail("%s: /thermal_noise/psd has shape %s, expected (%d, %d) (frequencies, outputs)"
+             % (path, d["noise_psd"].shape, len(d["noise_freq"]), len(d["noise_outputs"])))
     if d["H"].shape != (len(d["freq"]), len(d["outputs"]), len(d["inputs"])):
         fail("%s: /transfer_functions H has shape %s, expected (%d, %d, %d) (frequencies, outputs, inputs)"
              % (path, d["H"].shape, len(d["freq"]), len(d["outputs"]), len(d["inputs"])))
@@ -238,17 +275,115 @@ def mode_plot(d, png):
     plt.close(fig)
 
 
+def noise_unit(name):
+    """'rad' for an angle coordinate or a point's angle, 'm' for positions and points, '' when the
+    output's unit is not known from its name (a measure: m for a length, rad for an angle)."""
+    if name.startswith("measure:"):
+        return ""
+    tail = name.rsplit(".", 1)[-1]
+    return "rad" if tail in ANGLE_NAMES else "m"
+
+
+def noise_plot(d, png):
+    """Amplitude spectral density sqrt(S) of each noise output, one panel per unit."""
+    f = d["noise_freq"]
+    psd = d["noise_psd"]
+    names = d["noise_outputs"]
+    if not names or f.size == 0:
+        fail("/thermal_noise has no outputs or no frequencies")
+    keep = f > 0
+    units = []
+    for name in names:
+        u = noise_unit(name)
+        if u not in units:
+            units.append(u)
+    fig, axes = plt.subplots(len(units), 1, figsize=(10, 3.6 * len(units) + 1.0), sharex=True,
+                             squeeze=False)
+    axes = [row[0] for row in axes]
+    for ax, unit in zip(axes, units):
+        drawn = False
+        for j, name in enumerate(names):
+            if noise_unit(name) != unit:
+                continue
+            s = psd[keep, j]
+            # A lossless direction gives S = 0 (or a round-off value of either sign): not drawn.
+            asd = np.where(s > 0, np.sqrt(np.abs(s)), np.nan)
+            if np.isfinite(asd).any():
+                ax.loglog(f[keep], asd, lw=1.2, label=name)
+                drawn = True
+            else:
+                ax.plot([], [], lw=1.2, label="%s (zero: no loss couples to it)" % name)
+        label = {"m": "m/√Hz", "rad": "rad/√Hz", "": "(measure unit)/√Hz"}[unit]
+        ax.set_ylabel("√S  [%s]" % label)
+        if drawn:
+            ax.set_yscale("log")
+        ax.set_xscale("log")
+        ax.grid(True, which="both", lw=0.3, alpha=0.6)
+    mark_modes(axes, d, f[keep].min(), f[keep].max())
+    for ax in axes:
+        ax.legend(fontsize=8, loc="best")
+    axes[-1].set_xlabel("frequency [Hz]")
+    axes[-1].set_xlim(f[keep].min(), f[keep].max())
+    temperature = d["temperature"]
+    stage = (", stage %s" % d["stage"]) if d.get("stage") else ""
+    axes[0].set_title("%s — thermal noise (amplitude spectral density), T = %g K%s"
+                      % (title_of(d), temperature, stage))
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def quality_plot(d, png):
+    """Q per mode (with the losses and naive) against the mode frequency."""
+    f, q, qn = d["q_freq"], d["q"], d["q_naive"]
+    if f.size == 0:
+        fail("/losses has no modes")
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    finite = [(q_ > 0) & np.isfinite(q_) & (np.abs(q_) < LOSSLESS_Q) & (f > 0) for q_ in (q, qn)]
+    values = np.concatenate([q[finite[0]], qn[finite[1]]])
+    top = values.max() * 3 if values.size else 1.0
+    for series, ok, style, label in ((q, finite[0], "o", "Q (loss functions, stage %s)" % (d.get("stage") or "?")),
+                                     (qn, finite[1], "x", "Q naive (every tagged stiffness lossy)")):
+        line, = ax.loglog(f[ok], series[ok], style, ms=6, label=label, mfc="none" if style == "o" else None)
+        lossless = (f > 0) & ~ok & ((~np.isfinite(series)) | (np.abs(series) >= LOSSLESS_Q))
+        if lossless.any():
+            ax.plot(f[lossless], np.full(lossless.sum(), top), "^", color=line.get_color(), ms=7,
+                    label="%s: lossless (drawn at the top)" % label.split(" (")[0])
+    # /symmetry has one block per row of /modes; use it only when those rows are the /losses
+    # modes (not when the mode table lists a split zero-frequency pair twice).
+    blocks = d.get("symmetry") or []
+    if len(blocks) != f.size:
+        blocks = []
+    for k in range(f.size):
+        if f[k] > 0 and (finite[0][k] or finite[1][k] or abs(q[k]) >= LOSSLESS_Q):
+            y = q[k] if finite[0][k] else top if abs(q[k]) >= LOSSLESS_Q else qn[k]
+            tag = "%d" % (k + 1) + (" %s" % blocks[k] if k < len(blocks) else "")
+            ax.annotate(tag, (f[k], y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.set_xlabel("mode frequency [Hz]")
+    ax.set_ylabel("Q")
+    ax.grid(True, which="both", lw=0.3, alpha=0.6)
+    ax.legend(fontsize=8, loc="best")
+    ax.set_title("%s — Q per mode (label: mode number%s)" % (title_of(d), ", block" if blocks else ""))
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("linear", help="HDF5 file written by gmbd linearize")
     ap.add_argument("png", help="Bode plot to write")
     ap.add_argument("--modes", metavar="OUT_modes.png", help="also write mode-shape bar charts")
+    ap.add_argument("--noise", metavar="OUT_noise.png",
+                    help="also write the thermal-noise amplitude spectral densities (needs /thermal_noise)")
+    ap.add_argument("--quality", metavar="OUT_q.png",
+                    help="also write Q per mode, with the losses and naive (needs /losses)")
     ap.add_argument("--pairs", default="", help="comma-separated OUTPUT:INPUT pairs (default: see above)")
     ap.add_argument("--max-pairs", type=int, default=6, help="most default pairs (default 6)")
     a = ap.parse_args()
     if a.max_pairs < 1:
         fail("--max-pairs must be at least 1")
-    d = read(a.linear, a.modes is not None)
+    d = read(a.linear, a.modes is not None, a.noise is not None, a.quality is not None)
     if not d["inputs"] or not d["outputs"] or len(d["freq"]) == 0:
         fail("%s has no transfer functions (%d outputs, %d inputs, %d frequencies)"
              % (a.linear, len(d["outputs"]), len(d["inputs"]), len(d["freq"])))
@@ -261,6 +396,10 @@ def main():
     bode(d, pairs, a.png)
     if a.modes:
         mode_plot(d, a.modes)
+    if a.noise:
+        noise_plot(d, a.noise)
+    if a.quality:
+        quality_plot(d, a.quality)
 
 
 if __name__ == "__main__":

@@ -100,6 +100,7 @@ std::string stem_path(const std::string& file, const std::string& suffix) {
 
 std::string fmt_q(double q) {
   if (std::isinf(q)) return "inf";
+  if (std::isnan(q)) return "-";
   return fmt::format("{:.4g}", q);
 }
 
@@ -198,7 +199,9 @@ int linearize_transient(const LinearizeArgs& args, const LinearConfig& linear,
   config.time.end = T;
   const PreparedRun run = prepare_run(config);
   const auto* model = dynamic_cast<const elements::AssembledModel*>(run.built.model.get());
-  if (model == nullptr) throw InputError(args.file + ": the run's model has no exact tangents");
+  if (model == nullptr)
+    throw InputError(args.file + ": the run's model condenses floats (massless blade tips) at every step; "
+                     "a model with floats is linearised at its equilibrium (--at equilibrium), not at a moving state");
   analysis::OperatingPoint point;
   bool have = false;
   const RunSummary summary = integrate(run, [&](const OutputSample& s) {
@@ -215,7 +218,18 @@ int linearize_transient(const LinearizeArgs& args, const LinearConfig& linear,
                                                " s did not complete: " + summary.failure);
   spdlog::info("linearising at t = {} s (the last output of the run)", point.t);
   analysis::LinearAnalysisRequest with_losses = request;
-  if (run.built.file) with_losses.losses = model_file_losses(*run.built.file, *model);
+  // Loss functions describe small oscillations about a static equilibrium (docs/suspensions.md
+  // §3): at a moving state the linear model is lossless. Say so rather than drop them quietly.
+  if (run.built.file && !run.built.file->losses.empty()) {
+    if (!request.noise_outputs.empty())
+      throw InputError("--noise: thermal noise needs the loss functions, which apply at a static equilibrium, "
+                       "not at the moving state --at " + linear.at);
+    spdlog::warn("the model's loss functions (losses:) are not applied at a moving state: the linear model at {} "
+                 "is lossless", linear.at);
+  }
+  if (!linear.stage.empty())
+    spdlog::warn("--stage {} is not applied at a moving state: the run's model has every wire term it declares",
+                 linear.stage);
   const auto result = analysis::linear_analysis_at(*model, point, with_losses);
   return report_and_write(args, linear, result, *model, config.model_file, with_losses.losses);
 }
@@ -321,11 +335,19 @@ int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, cons
   }
   if (args.plot) {
     fs::path png = args.plot_path.empty() ? fs::path(h5).replace_extension(".png") : fs::path(args.plot_path);
-    fs::path modes = png;
+    fs::path modes = png, noise = png, quality = png;
     modes.replace_filename(png.stem().string() + "_modes.png");
-    if (run_plot_script("plot_linear.py", {h5, png.string(), "--modes", modes.string()})) {
+    noise.replace_filename(png.stem().string() + "_noise.png");
+    quality.replace_filename(png.stem().string() + "_q.png");
+    std::vector<std::string> script_args = {h5, png.string(), "--modes", modes.string()};
+    // Only when the file has the groups: the script refuses a figure it has no data for.
+    if (!result.noise_outputs.empty()) script_args.insert(script_args.end(), {"--noise", noise.string()});
+    if (!result.quality.empty()) script_args.insert(script_args.end(), {"--quality", quality.string()});
+    if (run_plot_script("plot_linear.py", script_args)) {
       std::cout << "  bode plot         " << fs::absolute(png).string() << "\n";
       std::cout << "  mode shapes       " << fs::absolute(modes).string() << "\n";
+      if (!result.noise_outputs.empty()) std::cout << "  noise plot        " << fs::absolute(noise).string() << "\n";
+      if (!result.quality.empty()) std::cout << "  Q plot            " << fs::absolute(quality).string() << "\n";
     }
   }
   return kOk;

@@ -12,6 +12,7 @@
 
 #include "analysis/damping.hpp"
 #include "analysis/linear_analysis.hpp"
+#include "core/errors.hpp"
 #include "io/model_builder.hpp"
 #include "support/temp_dir.hpp"
 
@@ -123,6 +124,30 @@ TEST(WireFlexure, BendingEqualsAHingedStringWithHingesInsideTheClamps) {
   // And the bending matters: without it the rocking modes differ by far more.
   const auto bare = frequencies(analyse(load(dir.write("bare.yaml", pendulum(false, 0.0)))));
   EXPECT_GT(std::abs(bare[3] - clamped[3]), 1e-3 * clamped[3]);
+}
+
+TEST(WireFlexure, GivenTangentsActInTheEquilibrium) {
+  const test::TempDir dir("gmbd_flexure_");
+  // Tangents given along the vertical wire: the same model as relaxed ones.
+  const auto relaxed = frequencies(analyse(load(dir.write("relaxed.yaml", pendulum(true, 0.0)))));
+  const auto vertical = frequencies(
+      analyse(load(dir.write("vertical.yaml", pendulum(true, 0.0, false, ", tangent_a: [0, 0, -1], tangent_b: [0, 0, -1]")))));
+  for (size_t i = 1; i < relaxed.size(); ++i) EXPECT_NEAR(vertical[i], relaxed[i], 1e-12 * relaxed[i]) << i;
+  // The top clamp tilted by θ0 = 0.01 rad in x: the wire leaves it at that angle and bends back
+  // within λ, so the body hangs λ θ0 to the side (the hinge λ along the tilted clamp), up to
+  // O(θ0) relative (the flexure terms are quadratic in the slopes).
+  const Case tilted = load(dir.write("tilted.yaml", pendulum(true, 0.0, false, ", tangent_a: [0.01, 0, -1]")));
+  const auto a = analyse(tilted);
+  const double lambda = std::sqrt(2.0e11 * kPi * std::pow(1e-4, 4) / 4.0 / (2.0 * 9.81));
+  const double x = a.equilibrium.q(tilted.model->coordinate_index("bob.x"));
+  EXPECT_NEAR(x / (lambda * 0.01), 1.0, 0.03);
+  // A tangent that is neither a vector nor `relaxed` names the field.
+  try {
+    load(dir.write("bad.yaml", pendulum(true, 0.0, false, ", tangent_a: straight")));
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("elements.wire.tangent_a: expected a 3-vector"), std::string::npos) << e.what();
+  }
 }
 
 TEST(WireFlexure, StageOneBAloneGivesAboutHalfTheShift) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,15 @@ namespace fs = std::filesystem;
 /// the restarts of IDA, short enough for an ASan build.
 constexpr int kIntervals = 3;
 
+/// A run file with an integrator (examples/suspensions/ also holds model files and run files
+/// that only set up a linear analysis).
+bool is_time_domain_run(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str().find("\nintegrator:") != std::string::npos;
+}
+
 std::vector<fs::path> example_files() {
   std::vector<fs::path> files;
   const fs::path root = fs::path(GMBD_SOURCE_DIR) / "examples";
@@ -25,7 +35,8 @@ std::vector<fs::path> example_files() {
     // examples/models/ holds model files (used by the run files), not run files; the files of
     // examples/linear/ and examples/suspensions/ are for gmbd linearize (checked below).
     const auto folder = entry.path().parent_path().filename();
-    if (folder == "models" || folder == "linear" || folder == "suspensions") continue;
+    if (folder == "models" || folder == "linear") continue;
+    if (folder == "suspensions" && !is_time_domain_run(entry.path())) continue;
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());

@@ -217,3 +217,41 @@ TEST_F(LinearizeCli, FloatThatNothingHoldsIsNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(LinearizeCli, LossesGiveQNoiseAndTheirPlots) {
+  const Result r = gmbd("linearize " + example("suspensions/toy_lossy.yaml") +
+                        " --inputs support.x,force:mass.x --outputs mass.x --noise mass.x --temperature 300"
+                        " -o toy.h5 --plot");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "losses            stage 2 (dissipation dilution); state space: omitted");
+  EXPECT_CONTAINS(r.output, "support_spring: loss angle phi1 = 0.001");
+  EXPECT_CONTAINS(r.output, "Q losses");
+  EXPECT_CONTAINS(r.output, "994.9");  // closed form Q of the toy (docs/suspensions.md §9)
+  EXPECT_CONTAINS(r.output, "direct E(f) with loss functions");
+  EXPECT_CONTAINS(r.output, "thermal noise     mass.x:");
+  EXPECT_CONTAINS(r.output, "(T = 300 K)");
+  for (const char* f : {"toy.png", "toy_modes.png", "toy_noise.png", "toy_q.png"})
+    EXPECT_TRUE(fs::exists(dir_ / f)) << f << "\n" << r.output;
+  const hid_t h5 = H5Fopen((dir_ / "toy.h5").string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(h5, 0);
+  for (const char* g : {"/losses", "/thermal_noise"}) EXPECT_GT(H5Lexists(h5, g, H5P_DEFAULT), 0) << g;
+  H5Fclose(h5);
+}
+
+TEST_F(LinearizeCli, StagesAndLossErrorsAreClear) {
+  // 0A: naive losses (Q losses = Q naive); a stage that does not exist is a usage error.
+  const Result naive = gmbd("linearize " + example("suspensions/quad.yaml") + " --stage 0A -o q.h5");
+  ASSERT_EQ(naive.code, 0) << naive.output;
+  EXPECT_CONTAINS(naive.output, "stage 0A (naive: no dissipation dilution)");
+  const Result bad = gmbd("linearize " + example("suspensions/quad.yaml") + " --stage 3 -o q.h5");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_CONTAINS(bad.output, "--stage");
+  // Thermal noise needs loss functions.
+  const Result lossless = gmbd("linearize " + example("linear/toy_float.yaml") + " --noise mass.x -o t.h5");
+  EXPECT_NE(lossless.code, 0);
+  EXPECT_CONTAINS(lossless.output, "thermal noise needs loss functions");
+}
+
+}  // namespace
