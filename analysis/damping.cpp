@@ -102,23 +102,28 @@ FrequencyResponse DampedSystem::response(const std::vector<double>& f) const {
   const CMatX Oall = o.Oall.cast<std::complex<double>>();
   const CMatX Ov = o.Ov.cast<std::complex<double>>(), Oa = o.Oa.cast<std::complex<double>>();
   const CMatX Nq = Nq_.cast<std::complex<double>>();
+  if (nu == 0 || nr + nf == 0) {  // nothing to solve (and no empty Eigen solves: UB)
+    r.H.assign(f.size(), o.Ou_direct.cast<std::complex<double>>());
+    return r;
+  }
+  // One LU per frequency and one solve for all inputs at once.
+  CMatX B(n, nu), R(nr + nf, nu), full = CMatX::Zero(n, nu);
   for (double fk : f) {
     const double w = omega(fk);
     const CMatX K = full_stiffness(fk);
-    const CMatX dK = K - lm_.K_all.cast<std::complex<double>>();
-    const auto lu = system_matrix(fk, K).partialPivLu();
-    CMatX H = o.Ou_direct.cast<std::complex<double>>();
+    B = lm_.B_all.cast<std::complex<double>>() + kI * w * lm_.Bv_all.cast<std::complex<double>>();
     for (Eigen::Index u = 0; u < nu; ++u) {
-      CVecX b = lm_.B_all.col(u).cast<std::complex<double>>() + kI * w * lm_.Bv_all.col(u).cast<std::complex<double>>();
       const int axis = lm_.input_support_axis[static_cast<size_t>(u)];
-      if (axis >= 0) b += dK * lm_.T_all.col(axis).cast<std::complex<double>>();  // lossy part of K T s
-      const CVecX x = lu.solve(reduce_rhs(b));
-      CVecX full = CVecX::Zero(n);
-      const CVecX kept = Nq * x.head(nr);
-      for (size_t i = 0; i < lm_.kept.size(); ++i) full(lm_.kept[i]) = kept(static_cast<Eigen::Index>(i));
-      for (Eigen::Index i = 0; i < nf; ++i) full(lm_.floats[static_cast<size_t>(i)]) = x(nr + i);
-      H.col(u) += Oall * full + (kI * w * Ov - w * w * Oa) * kept;
+      if (axis >= 0)  // the lossy part of K T s
+        B.col(u) += (K - lm_.K_all.cast<std::complex<double>>()) * lm_.T_all.col(axis).cast<std::complex<double>>();
     }
+    for (Eigen::Index u = 0; u < nu; ++u) R.col(u) = reduce_rhs(B.col(u));
+    const CMatX X = system_matrix(fk, K).partialPivLu().solve(R);
+    const CMatX kept = Nq * X.topRows(nr);
+    for (size_t i = 0; i < lm_.kept.size(); ++i) full.row(lm_.kept[i]) = kept.row(static_cast<Eigen::Index>(i));
+    for (Eigen::Index i = 0; i < nf; ++i) full.row(lm_.floats[static_cast<size_t>(i)]) = X.row(nr + i);
+    CMatX H = o.Ou_direct.cast<std::complex<double>>();
+    H += Oall * full + (kI * w * Ov - w * w * Oa) * kept;
     r.H.push_back(std::move(H));
   }
   return r;
@@ -157,8 +162,10 @@ std::vector<ModeQuality> mode_quality(const DampedSystem& system) {
   const Eigen::Index nr = lm.n_position;
   if (nr == 0 || lm.undamped_omega2.size() == 0) return out;
   const Eigen::LLT<Mat> llt(system.reduced_mass());
+  const CMatX Lc = Mat(llt.matrixL()).cast<std::complex<double>>();
   const Mat L = llt.matrixL();
-  const CMatX Lc = L.cast<std::complex<double>>();
+  CMatX S(nr, nr), shifted(nr, nr);
+  CVecX x(nr), y(nr);
   for (Eigen::Index k = 0; k < lm.undamped_omega2.size(); ++k) {
     ModeQuality m;
     const double w2 = lm.undamped_omega2(k);
@@ -166,25 +173,35 @@ std::vector<ModeQuality> mode_quality(const DampedSystem& system) {
       out.push_back(m);
       continue;
     }
-    // The undamped shape in the scaled coordinates y = Lᵀ ξ, for matching.
+    // Rayleigh-quotient iteration on S(f) = L⁻¹ K_eff(f) L⁻ᵀ (complex symmetric, the eigenvalues
+    // of M⁻¹K_eff(f)), started from the undamped shape: it converges to the eigenpair that
+    // continues this mode (cubically), at the cost of one LU per step instead of a complete
+    // eigen-decomposition. The outer loop moves f to the mode's own frequency √Re λ/2π.
     const Vec xi = lm.Nq.transpose() * lm.undamped_shapes.col(k);
-    const CVecX target = (L.transpose() * xi).normalized().cast<std::complex<double>>();
+    x = (L.transpose() * xi).cast<std::complex<double>>();
+    x /= std::sqrt(x.dot(x));
+    std::complex<double> lambda = w2;
     double f = std::sqrt(w2) / (2.0 * std::numbers::pi);
     for (int it = 1; it <= 50; ++it) {
       const CMatX K = system.effective_stiffness(f);
-      // L⁻¹ K L⁻ᵀ: same eigenvalues as M⁻¹K, complex symmetric.
-      const CMatX S = Lc.triangularView<Eigen::Lower>().solve(
-          Lc.triangularView<Eigen::Lower>().solve(K.transpose()).transpose());
-      const Eigen::ComplexEigenSolver<CMatX> es(S);
-      Eigen::Index best = 0;
-      double overlap = -1.0;
-      for (Eigen::Index j = 0; j < S.rows(); ++j) {
-        const double o = std::abs(target.dot(es.eigenvectors().col(j).normalized()));
-        if (o > overlap) overlap = o, best = j;
+      S = Lc.triangularView<Eigen::Lower>().solve(Lc.triangularView<Eigen::Lower>().solve(K.transpose()).transpose());
+      for (int r = 0; r < 8; ++r) {
+        shifted = S;
+        shifted.diagonal().array() -= lambda;
+        const Eigen::PartialPivLU<CMatX> lu(shifted);
+        y = lu.solve(x);
+        if (!y.allFinite()) break;  // the shift is an eigenvalue to round-off: converged
+        const std::complex<double> yy = y.transpose() * y;  // unconjugated: S is complex symmetric
+        x = y / (std::abs(yy) > 0.0 ? std::sqrt(yy) : std::complex<double>(y.norm()));
+        const std::complex<double> xsx = x.transpose() * (S * x), xx = x.transpose() * x;
+        const std::complex<double> next = xsx / xx;
+        const bool done = std::abs(next - lambda) <= 1e-15 * std::abs(next);
+        lambda = next;
+        if (done) break;
       }
-      m.lambda = es.eigenvalues()(best);
+      m.lambda = lambda;
       m.iterations = it;
-      const double f_new = std::sqrt(std::max(0.0, m.lambda.real())) / (2.0 * std::numbers::pi);
+      const double f_new = std::sqrt(std::max(0.0, lambda.real())) / (2.0 * std::numbers::pi);
       const bool settled = std::abs(f_new - f) <= 1e-13 * f;
       f = f_new;
       if (settled) break;

@@ -32,6 +32,13 @@ SymmetryReport symmetry_blocks(const LinearModel& lm, const ModalAnalysis& modal
     return name.ends_with(".yaw") || name.ends_with(".pitch") || name.ends_with(".roll");
   });
   if (!angles) return r;
+  // The blocks are those of a model mirror-symmetric in x and y with every body on both mirror
+  // planes (x = y = 0 at the operating point): a body off them (a blade-tip clamp at y = ±n)
+  // couples its own x to its carrier's yaw, and only symmetric/antisymmetric pairs decouple.
+  for (int i : lm.kept) {
+    const std::string& name = lm.coordinate_names[static_cast<size_t>(i)];
+    if ((name.ends_with(".x") || name.ends_with(".y")) && std::abs(lm.point.q(i)) > 1e-9) return r;
+  }
   r.applicable = true;
   const double scale = std::max(1e-300, lm.K.cwiseAbs().maxCoeff());
   for (size_t i = 0; i < block.size(); ++i)

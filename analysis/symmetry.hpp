@@ -11,7 +11,8 @@
 namespace gmbd::analysis {
 
 struct SymmetryReport {
-  /// True when every kept coordinate is a body translation or angle (x y z yaw pitch roll).
+  /// True when every kept coordinate is a body translation or angle (x y z yaw pitch roll), some
+  /// are angles, and every body sits on both mirror planes (x = y = 0 at the operating point).
   bool applicable = false;
   /// Per mode (ascending, as ModalAnalysis): "LP" {x, pitch}, "TR" {y, roll}, "Y" {yaw},
   /// "V" {z}, or "mixed" when no block holds 1 − 1e-6 of its kinetic energy.

@@ -76,9 +76,11 @@ TEST(WriterAllocations, AppendBetweenFlushesDoesNotAllocate) {
 
 // The counter itself works (guards against a replacement that is not linked in).
 TEST(WriterAllocations, CounterSeesAllocations) {
+  // Through a volatile pointer: the compiler may not elide the new/delete pair (it may at any -O).
+  static std::vector<double>* volatile escaped = nullptr;
   const long count = allocations_during([] {
-    auto* p = new std::vector<double>(10);
-    delete p;
+    escaped = new std::vector<double>(10);
+    delete escaped;
   });
   EXPECT_GE(count, 2);
 }
