@@ -113,9 +113,8 @@ FrequencyResponse DampedSystem::response(const std::vector<double>& f) const {
     const CMatX K = full_stiffness(fk);
     B = lm_.B_all.cast<std::complex<double>>() + kI * w * lm_.Bv_all.cast<std::complex<double>>();
     for (Eigen::Index u = 0; u < nu; ++u) {
-      const int axis = lm_.input_support_axis[static_cast<size_t>(u)];
-      if (axis >= 0)  // the lossy part of K T s
-        B.col(u) += (K - lm_.K_all.cast<std::complex<double>>()) * lm_.T_all.col(axis).cast<std::complex<double>>();
+      if (lm_.input_support_axis[static_cast<size_t>(u)] >= 0)  // the lossy part of K T s
+        B.col(u) += (K - lm_.K_all.cast<std::complex<double>>()) * lm_.support_maps.col(u).cast<std::complex<double>>();
     }
     for (Eigen::Index u = 0; u < nu; ++u) R.col(u) = reduce_rhs(B.col(u));
     const CMatX X = system_matrix(fk, K).partialPivLu().solve(R);

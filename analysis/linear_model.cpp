@@ -175,7 +175,8 @@ Tangents evaluate(const elements::AssembledModel& model, const OperatingPoint& p
 struct InputColumn {
   Vec f, fv, z, zv, external;
   int ground_axis = -1;
-  int support_axis = -1;  ///< a support displacement along this world axis
+  int support_axis = -1;  ///< a support displacement along this world axis (0–2), or 3: a yaw
+  Vec support_map;        ///< how that support motion moves the coordinates (T column or yaw map)
 };
 
 struct PointRef {
@@ -408,8 +409,11 @@ class Linearizer {
     lm.D_all = t_.Dv;
     lm.B_all = Bf_;
     lm.Bv_all = Bv_;
-    lm.T_all = t_.T;
-    for (const auto& c : columns) lm.input_support_axis.push_back(c.support_axis);
+    lm.support_maps = Mat::Zero(n(), static_cast<Eigen::Index>(columns.size()));
+    for (size_t u = 0; u < columns.size(); ++u) {
+      lm.input_support_axis.push_back(columns[u].support_axis);
+      if (columns[u].support_axis >= 0) lm.support_maps.col(static_cast<Eigen::Index>(u)) = columns[u].support_map;
+    }
     if (!model_.loss_tags().empty()) lm.tag_stiffness = model_.tag_stiffness(point_.t, point_.q);
   }
 
@@ -436,7 +440,7 @@ class Linearizer {
     Eigen::MatrixXcd b(n(), static_cast<Eigen::Index>(support_columns.size()));
     for (size_t j = 0; j < support_columns.size(); ++j)
       b.col(static_cast<Eigen::Index>(j)) =
-          K * t_.T.col(lm.input_support_axis[static_cast<size_t>(support_columns[j])]).cast<std::complex<double>>();
+          K * lm.support_maps.col(support_columns[j]).cast<std::complex<double>>();
     const auto& c = lm.kept;
     const auto& fl = lm.floats;
     auto pick = [](const Eigen::MatrixXcd& A, const std::vector<int>& r, const std::vector<int>& cols) {
@@ -662,6 +666,29 @@ class Linearizer {
     return true;
   }
 
+  /// A small yaw s of the structure about the vertical axis z. With gravity along z and no
+  /// constraint rows, rotating the structure and the whole model together changes no element's
+  /// configuration, so (as for a translation, §4) moving the structure by s acts like moving the
+  /// model by −s: f = −K (δq − Y s) − D (δv − Y ṡ), Y the coordinates' change under the rotation
+  /// (AssembledModel::yaw_map). A static equilibrium (f = 0) is needed: forces rotate with it.
+  InputColumn support_yaw_column(const std::string& name) const {
+    if (model_.n_holonomic() + model_.n_nonholonomic() > 0)
+      unknown_input(name, "a yaw of the structure is provided for models without constraint rows ('" +
+                              model_.constraint_name(0) + "' may tie the model to the ground)");
+    const auto g = model_.gravity();
+    if (g.x != 0.0 || g.y != 0.0)
+      unknown_input(name, "gravity is not along z, so a yaw of the structure is not a symmetry of the model");
+    if (t_.moving) unknown_input(name, "a yaw of the structure is provided at a static equilibrium only");
+    InputColumn col = empty_column();
+    col.support_axis = 3;
+    col.support_map = model_.yaw_map(point_.q);
+    col.f = t_.K * col.support_map;
+    col.fv = t_.Dv * col.support_map;
+    col.z = -t_.Zq * col.support_map;
+    col.zv = -t_.Zv * col.support_map;
+    return col;
+  }
+
   InputColumn empty_column() const {
     InputColumn c;
     c.f = Vec::Zero(n());
@@ -729,6 +756,7 @@ class Linearizer {
       col.external = col.f;
       return col;
     }
+    if (name == "support.yaw" && model_.dimension() == 3) return support_yaw_column(name);
     const auto [head, axis] = split_axis(name);
     if ((head == "support" || head == "ground_accel") && axis >= 0 && axis < model_.dimension()) {
       const Vec Tk = t_.T.col(axis);
@@ -745,6 +773,7 @@ class Linearizer {
       // Every element depends on relative positions: moving the support by s acts like moving
       // the model by −s (docs/linear-analysis.md §4): f = −K (δq − T s) − D (δv − T ṡ).
       col.support_axis = axis;
+      col.support_map = Tk;
       col.f = t_.K * Tk;
       col.fv = t_.Dv * Tk;
       col.z = -t_.Zq * Tk;
@@ -832,9 +861,16 @@ class Linearizer {
           Mat J = Mat::Zero(3, n());
           model_.point_jacobian(p.def, point_.q, J);
           add_position_row(y, J.row(axis));
-          if (p.def.body < 0)  // a ground point moves with a displaced support
-            for (size_t k = 0; k < columns.size(); ++k)
-              if (columns[k].support_axis == axis) o.Ou(y, static_cast<Eigen::Index>(k)) += 1.0;
+          if (p.def.body < 0) {  // a ground point moves with a displaced support
+            for (size_t k = 0; k < columns.size(); ++k) {
+              if (columns[k].support_axis == axis) {
+                o.Ou(y, static_cast<Eigen::Index>(k)) += 1.0;
+              } else if (columns[k].support_axis == 3) {  // a yaw of the structure about z
+                const auto at = model_.point_position(model_.point_index(p.def.name), point_.q);
+                o.Ou(y, static_cast<Eigen::Index>(k)) += axis == 0 ? -at.y : axis == 1 ? at.x : 0.0;
+              }
+            }
+          }
           continue;
         }
       }
@@ -928,7 +964,7 @@ class Linearizer {
       // The element sees relative positions: a displaced support enters as −J_s T s.
       for (size_t u = 0; u < columns.size(); ++u) {
         if (columns[u].support_axis < 0) continue;
-        const Vec Tk = t_.T.col(columns[u].support_axis);
+        const Vec& Tk = columns[u].support_map;
         if (row_v.dot(Tk) != 0.0)
           throw InputError("linearize: output '" + name + "' depends on the rate of input '" +
                            lm.input_names[u] + "' (its damper connects to the displaced support); use ground_accel inputs");
@@ -998,6 +1034,7 @@ class Linearizer {
 std::vector<std::string> available_inputs(const elements::AssembledModel& model) {
   std::vector<std::string> in;
   for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("support.") + kAxes[k]);
+  if (model.dimension() == 3) in.push_back("support.yaw");
   for (int k = 0; k < model.dimension(); ++k) in.push_back(std::string("ground_accel.") + kAxes[k]);
   for (const auto& c : model.coordinates()) in.push_back("force:" + c.name);
   for (const auto& b : model.bodies()) {

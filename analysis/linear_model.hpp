@@ -88,9 +88,12 @@ struct LinearModel {
   Mat undamped_shapes;  ///< their shapes over the kept coordinates (columns, M-normalised)
   // ---- frequency-dependent losses (analysis/damping.hpp) -------------------------------------
   /// All coordinates at the operating point: stiffness, mass, viscous damping, generalised force
-  /// per unit input and input rate, translation map; the support axis of each input (−1: none).
-  Mat K_all, M_all, D_all, B_all, Bv_all, T_all;
+  /// per unit input and input rate.
+  Mat K_all, M_all, D_all, B_all, Bv_all;
+  /// Per input: the support axis it moves (0–2 a translation, 3 a yaw; −1 none) and how that
+  /// support motion moves the coordinates (n × inputs; zero columns for other inputs).
   std::vector<int> input_support_axis;
+  Mat support_maps;
   /// Tension-on/off stiffness per damping tag: computed once, reused for any loss functions.
   std::vector<elements::TagStiffness> tag_stiffness;
   /// How the state space holds the losses: "lossless model", "no loss functions", "viscous

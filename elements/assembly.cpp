@@ -3,6 +3,8 @@
 #include "elements/assembly.hpp"
 
 #include <algorithm>
+
+#include <Eigen/Dense>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -692,6 +694,28 @@ Mat AssembledModel::translation_map() const {
   for (const auto& b : bodies_)
     for (int k = 0; k < std::min(translations(b), dimension_); ++k) T(b.first + k, k) = 1.0;
   return T;
+}
+
+Vec AssembledModel::yaw_map(CVec q) const {
+  Vec Y = Vec::Zero(nq());
+  for (const auto& b : bodies_) {
+    const double* c = q.data() + b.first;
+    if (translations(b) >= 2) {
+      Y(b.first) = -c[1];
+      Y(b.first + 1) = c[0];
+    }
+    if (b.kind == BodyKind::kPlanar) Y(b.first + 2) = 1.0;
+    if (b.kind == BodyKind::kSpatial) {
+      // R' = Rz(s) R: the angle rates with space angular velocity ẑ, W_s δa = ẑ, W_s = R W_b.
+      const auto Ws = b.orientation(c) * body_rate_matrix(b.sequence, c[3], c[4], c[5]);
+      Eigen::Matrix3d W;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) W(i, j) = Ws(i, j);
+      const Eigen::Vector3d da = W.partialPivLu().solve(Eigen::Vector3d::UnitZ());
+      for (int i = 0; i < 3; ++i) Y(b.first + 3 + i) = da(i);
+    }
+  }
+  return Y;
 }
 
 int AssembledModel::element_of_holonomic_row(int row) const {

@@ -143,6 +143,10 @@ class AssembledModel final : public Model {
   bool has_flexure_terms() const;
   /// Element::prepare() of every flexure term at q; returns the largest relative tension change.
   double prepare_flexure_terms(double t, CVec q, bool after_equilibrium) const;
+  /// How a small rigid yaw s of everything (structure and model) about the world z axis moves
+  /// the coordinates at q (nq): body positions (−y, x), a planar body's angle 1, a spatial body's
+  /// angles W_s⁻¹ ẑ (1 on yaw for zyx); element-owned and sliding coordinates do not move.
+  Vec yaw_map(CVec q) const;
   /// Index of the element that owns holonomic row `row`, or −1.
   int element_of_holonomic_row(int row) const;
   /// First holonomic row of element k.

@@ -12,6 +12,7 @@
 #include <Eigen/Dense>
 
 #include "core/errors.hpp"
+#include "elements/spatial_math.hpp"
 #include "io/hdf5_support.hpp"
 
 namespace gmbd {
@@ -105,6 +106,51 @@ std::string utc_now() {
   return buf;
 }
 
+/// Mode shapes of spatial bodies as small rotations (docs/suspensions.md §8): the angle
+/// increments (δψ, δθ, δφ) mapped to the space-frame rotation W_s δa = R W_b δa and the
+/// body-frame rotation W_b δa at the operating point (equal to the increments, reordered, at zero
+/// angles). Columns "<body>.rx|ry|rz", one row per mode; real and imaginary parts.
+void write_rotations(LinearFile& f, hid_t group, const elements::AssembledModel& model,
+                     const analysis::LinearAnalysis& r) {
+  std::vector<const elements::Body*> spatial;
+  for (const auto& b : model.bodies())
+    if (b.kind == elements::BodyKind::kSpatial) spatial.push_back(&b);
+  if (spatial.empty() || r.modal.modes.empty()) return;
+  const Eigen::Index nm = static_cast<Eigen::Index>(r.modal.modes.size()), nc = 3 * static_cast<Eigen::Index>(spatial.size());
+  Mat space_re = Mat::Zero(nm, nc), space_im = space_re, body_re = space_re, body_im = space_re;
+  std::vector<std::string> columns;
+  const auto& q = r.model.point.q;
+  for (size_t b = 0; b < spatial.size(); ++b) {
+    const auto& B = *spatial[b];
+    for (const char* axis : {".rx", ".ry", ".rz"}) columns.push_back(B.name + axis);
+    const double* c = q.data() + B.first;
+    const auto Wb = elements::body_rate_matrix(B.sequence, c[3], c[4], c[5]);
+    const auto Ws = B.orientation(c) * Wb;
+    for (Eigen::Index k = 0; k < nm; ++k) {
+      const auto& shape = r.modal.modes[static_cast<size_t>(k)].shape;
+      for (int part = 0; part < 2; ++part) {
+        const elements::Vec3<double> da{part ? shape(B.first + 3).imag() : shape(B.first + 3).real(),
+                                        part ? shape(B.first + 4).imag() : shape(B.first + 4).real(),
+                                        part ? shape(B.first + 5).imag() : shape(B.first + 5).real()};
+        const auto ws = Ws * da, wb = Wb * da;
+        Mat& S = part ? space_im : space_re;
+        Mat& Bm = part ? body_im : body_re;
+        for (int i = 0; i < 3; ++i) {
+          S(k, 3 * static_cast<Eigen::Index>(b) + i) = ws[i];
+          Bm(k, 3 * static_cast<Eigen::Index>(b) + i) = wb[i];
+        }
+      }
+    }
+  }
+  for (const auto& [name, m] : {std::pair<const char*, const Mat*>{"space_rotation_real", &space_re},
+                                {"space_rotation_imag", &space_im},
+                                {"body_rotation_real", &body_re},
+                                {"body_rotation_imag", &body_im}}) {
+    Handle d = f.matrix(group, name, *m);
+    f.names(d.get(), "columns", columns);
+  }
+}
+
 void write_modes(LinearFile& f, const elements::AssembledModel& model, const analysis::LinearAnalysis& r) {
   Handle g = f.group("/modes");
   const auto& modes = r.modal.modes;
@@ -136,6 +182,7 @@ void write_modes(LinearFile& f, const elements::AssembledModel& model, const ana
   f.names(sr.get(), "coordinates", model.coordinate_names());
   Handle si = f.matrix(g.get(), "shape_imag", shape_im);
   f.names(si.get(), "coordinates", model.coordinate_names());
+  write_rotations(f, g.get(), model, r);
   f.text(g.get(), "balancing", r.modal.balancing_used);
   f.number(g.get(), "eigenvector_rcond", r.modal.eigenvector_rcond);
   f.text(g.get(), "order", "ascending frequency; one mode per conjugate pair (Im λ ≥ 0)");

@@ -101,6 +101,25 @@ TEST(Quad, TwentyFourModesDecoupledBlocksAndUnitDcTransfer) {
   EXPECT_LE(a.direct_difference, 1e-10);
 }
 
+TEST(Quad, StructureYawTurnsEveryBodyAtDcAndTheTransferFunctionsAgree) {
+  const Quad c = load("quad.yaml");
+  analysis::LinearAnalysisRequest request;
+  request.linear.inputs = {"support.yaw", "torque:top.z"};
+  request.linear.outputs = {"top.yaw", "uim.yaw", "pum.yaw", "tm.yaw", "tm.x", "point:tip_str_yp.x"};
+  request.f_from = 0.0;
+  request.f_to = 20.0;
+  request.f_count = 41;
+  const auto a = analyse(c, request);
+  const auto& H0 = a.response.H[0];
+  for (int y = 0; y < 4; ++y) EXPECT_NEAR(std::abs(H0(y, 0) - 1.0), 0.0, 1e-12) << a.model.output_names[static_cast<size_t>(y)];
+  EXPECT_LE(std::abs(H0(4, 0)), 1e-12);  // yaw is its own block
+  // The structure's blade tip at (0, nn0, 0) moves by −nn0 along x per radian of yaw.
+  EXPECT_NEAR(H0(5, 0).real(), -c.spec.parameters.value("nn0"), 1e-12);
+  // State space (the yaw column K·Y) against the direct E(f) solve, lossless.
+  EXPECT_GE(a.direct_difference, 0.0);
+  EXPECT_LE(a.direct_difference, 1e-10);
+}
+
 TEST(Quad, LongitudinalModesAreCloseToThePointMassChain) {
   const Quad c = load("quad.yaml");
   const auto a = analyse(c);

@@ -126,6 +126,72 @@ TEST(WireFlexure, BendingEqualsAHingedStringWithHingesInsideTheClamps) {
   EXPECT_GT(std::abs(bare[3] - clamped[3]), 1e-3 * clamped[3]);
 }
 
+TEST(WireFlexure, ForcesAndTangentsMatchDifferencesOfThePotential) {
+  // Two spatial bodies (one hung from the other by a bent, twisted wire from a sliding point) at a
+  // generic state away from the prepared one, so that every slope and the twist are non-zero:
+  // f = −∇V by central differences of the energy, ∂f/∂q by central differences of f.
+  const test::TempDir dir("gmbd_flexure_");
+  const std::string text = R"(
+name: two_bodies
+parameters: {E: 2.0e11, G: 8.0e10, r: 3.0e-4}
+bodies:
+  upper: {type: spatial, mass: 3, inertia: [0.02, 0.03, 0.04]}
+  lower: {type: spatial, mass: 2, inertia: [0.01, 0.012, 0.015]}
+points:
+  top: {body: ground, at: [0.01, -0.02, 0]}
+  u_top: {body: upper, at: [0.005, 0.01, 0.03]}
+  tip: {body: upper, at: [0.02, 0.03, -0.03], slide: [0, 0, 1]}
+  l_top: {body: lower, at: [-0.01, 0.02, 0.04]}
+elements:
+  gravity: {type: gravity, g: [0, 0, -9.81]}
+  w1: {type: wire, a: top, b: u_top, length: 0.4, youngs_modulus: E, radius: r, bending: true, torsion: true, shear_modulus: G, principal_axis: [1, 0.2, 0], moment_of_area: [7.0e-15, 5.0e-15]}
+  blade: {type: spring6, a: upper, b: tip, stiffness: [1e5,0,0,0,0,0, 0,1e5,0,0,0,0, 0,0,2e3,0,0,0, 0,0,0,50,0,0, 0,0,0,0,50,0, 0,0,0,0,0,50]}
+  w2: {type: wire, a: tip, b: l_top, length: 0.3, youngs_modulus: E, radius: r, bending: true, torsion: true, shear_modulus: G, tangent_a: [0.05, 0, -1]}
+initial:
+  upper.z: -0.45
+  lower.z: -0.85
+)";
+  const Case c = load(dir.write("two.yaml", text));
+  const auto& m = *c.model;
+  const int n = m.nq();
+  Vec q = c.q0;
+  m.prepare_flexure_terms(0.0, q, true);  // tensions and relaxed tangents here …
+  for (int i = 0; i < n; ++i) q(i) += 1e-3 * std::sin(1.7 * i + 0.3);  // … evaluated elsewhere
+  const Vec v = Vec::Zero(n), z = Vec::Zero(0);
+  Vec f = Vec::Zero(n);
+  m.forces(0.0, q, v, z, f);
+  Mat dfdq = Mat::Zero(n, n), dfdv = Mat::Zero(n, n);
+  m.force_tangents(0.0, q, v, dfdq, dfdv);
+  const double h = 1e-6;
+  double grad_err = 0.0, tan_err = 0.0, fscale = f.cwiseAbs().maxCoeff(), kscale = dfdq.cwiseAbs().maxCoeff();
+  for (int j = 0; j < n; ++j) {
+    Vec qp = q, qm = q;
+    qp(j) += h;
+    qm(j) -= h;
+    const double dV = (m.energy(0.0, qp, v) - m.energy(0.0, qm, v)) / (2 * h);
+    grad_err = std::max(grad_err, std::abs(-dV - f(j)));
+    Vec fp = Vec::Zero(n), fm = Vec::Zero(n);
+    m.forces(0.0, qp, v, z, fp);
+    m.forces(0.0, qm, v, z, fm);
+    tan_err = std::max(tan_err, ((fp - fm) / (2 * h) - dfdq.col(j)).cwiseAbs().maxCoeff());
+  }
+  // Central differences: truncation ~h² × third derivatives, round-off ~ε |V| / h; relative
+  // 1e-6 leaves orders of margin and catches any wrong term (O(1) relative).
+  EXPECT_LE(grad_err, 1e-6 * fscale) << "force scale " << fscale;
+  EXPECT_LE(tan_err, 1e-6 * kscale) << "stiffness scale " << kscale;
+  // The torsion and bending terms are active (they change the stiffness measurably).
+  const Case bare = load(dir.write("bare.yaml", [&] {
+    std::string t = text;
+    for (const std::string from : {", bending: true, torsion: true, shear_modulus: G, principal_axis: [1, 0.2, 0], moment_of_area: [7.0e-15, 5.0e-15]",
+                                   ", bending: true, torsion: true, shear_modulus: G, tangent_a: [0.05, 0, -1]"})
+      t.replace(t.find(from), from.size(), "");
+    return t;
+  }()));
+  Mat bare_dfdq = Mat::Zero(n, n), bare_dfdv = Mat::Zero(n, n);
+  bare.model->force_tangents(0.0, q, v, bare_dfdq, bare_dfdv);
+  EXPECT_GT((dfdq - bare_dfdq).cwiseAbs().maxCoeff(), 1e-4 * kscale);
+}
+
 TEST(WireFlexure, GivenTangentsActInTheEquilibrium) {
   const test::TempDir dir("gmbd_flexure_");
   // Tangents given along the vertical wire: the same model as relaxed ones.
