@@ -388,6 +388,17 @@ MatlabLinearExport matlab_export(const analysis::LinearAnalysis& r, const std::s
     e.damping_ratios.push_back(m.damping_ratio);
     e.mode_names.push_back(m.dominant);
   }
+  for (size_t k = 0; k < r.quality.size(); ++k) {
+    e.q_losses.push_back(r.quality[k].q);
+    e.q_naive.push_back(r.quality_naive[k].q);
+  }
+  if (r.symmetry.applicable) e.mode_blocks = r.symmetry.mode_block;
+  if (!r.noise_outputs.empty()) {
+    e.noise_frequencies_hz = r.response.frequencies;
+    e.noise_outputs = r.noise_outputs;
+    e.noise_psd = r.noise_psd;
+    e.temperature = r.temperature;
+  }
   e.description = description;
   return e;
 }

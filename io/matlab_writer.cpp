@@ -60,6 +60,18 @@ void check_export(const std::string& path, const MatlabLinearExport& d) {
   const auto n_modes = static_cast<Eigen::Index>(d.frequencies_hz.size());
   expect_count("damping_ratios", d.damping_ratios.size(), n_modes);
   expect_count("mode_names", d.mode_names.size(), n_modes);
+  if (!d.q_losses.empty()) {
+    expect_count("q_losses", d.q_losses.size(), n_modes);
+    expect_count("q_naive", d.q_naive.size(), n_modes);
+  }
+  if (!d.mode_blocks.empty()) expect_count("mode_blocks", d.mode_blocks.size(), n_modes);
+  if (!d.noise_outputs.empty()) {
+    if (problem.empty() && (d.noise_psd.rows() != static_cast<Eigen::Index>(d.noise_frequencies_hz.size()) ||
+                            d.noise_psd.cols() != static_cast<Eigen::Index>(d.noise_outputs.size())))
+      problem = "noise_psd is " + dims_text(d.noise_psd.rows(), d.noise_psd.cols()) + ", expected " +
+                dims_text(static_cast<Eigen::Index>(d.noise_frequencies_hz.size()),
+                          static_cast<Eigen::Index>(d.noise_outputs.size()));
+  }
   if (!problem.empty()) {
     throw std::invalid_argument("MATLAB export " + path + ": inconsistent linear model: " + problem);
   }
@@ -426,6 +438,18 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
   append_column(out, "modes.frequency_hz", data.frequencies_hz);
   append_column(out, "modes.damping_ratio", data.damping_ratios);
   append_cell_column(out, "modes.name", data.mode_names);
+  if (!data.q_losses.empty()) {
+    append_column(out, "modes.q_losses", data.q_losses);
+    append_column(out, "modes.q_naive", data.q_naive);
+  }
+  if (!data.mode_blocks.empty()) append_cell_column(out, "modes.block", data.mode_blocks);
+  if (!data.noise_outputs.empty()) {
+    out += "thermal_noise = struct();\n";
+    append_column(out, "thermal_noise.frequency_hz", data.noise_frequencies_hz);
+    append_matrix(out, "thermal_noise.psd", data.noise_psd);
+    append_cell_column(out, "thermal_noise.outputs", data.noise_outputs);
+    out += "thermal_noise.temperature_K = " + std::to_string(data.temperature) + ";\n";
+  }
 
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
@@ -456,15 +480,34 @@ void write_matlab_mat(const std::string& path, const MatlabLinearExport& data) {
   file.write(cell_column(file, "output_names", "output_names", data.output_names), "output_names");
   file.write(complex_column(file, "eigenvalues", data.eigenvalues), "eigenvalues");
 
-  const char* fields[] = {"frequency_hz", "damping_ratio", "name"};
+  std::vector<const char*> fields = {"frequency_hz", "damping_ratio", "name"};
+  if (!data.q_losses.empty()) fields.insert(fields.end(), {"q_losses", "q_naive"});
+  if (!data.mode_blocks.empty()) fields.push_back("block");
   std::size_t dims[2] = {1, 1};
-  Matvar modes = checked(Mat_VarCreateStruct("modes", 2, dims, fields, 3), file, "modes");
+  Matvar modes = checked(Mat_VarCreateStruct("modes", 2, dims, fields.data(), static_cast<unsigned>(fields.size())),
+                         file, "modes");
   set_field(file, modes, "frequency_hz", double_column(file, nullptr, data.frequencies_hz));
   set_field(file, modes, "damping_ratio", double_column(file, nullptr, data.damping_ratios));
   set_field(file, modes, "name", cell_column(file, nullptr, "modes.name", data.mode_names));
+  if (!data.q_losses.empty()) {
+    set_field(file, modes, "q_losses", double_column(file, nullptr, data.q_losses));
+    set_field(file, modes, "q_naive", double_column(file, nullptr, data.q_naive));
+  }
+  if (!data.mode_blocks.empty()) set_field(file, modes, "block", cell_column(file, nullptr, "modes.block", data.mode_blocks));
   file.write(modes, "modes");
+  int variables = 11;
+  if (!data.noise_outputs.empty()) {
+    const char* noise_fields[] = {"frequency_hz", "psd", "outputs", "temperature_K"};
+    Matvar noise = checked(Mat_VarCreateStruct("thermal_noise", 2, dims, noise_fields, 4), file, "thermal_noise");
+    set_field(file, noise, "frequency_hz", double_column(file, nullptr, data.noise_frequencies_hz));
+    set_field(file, noise, "psd", double_matrix(file, "psd", data.noise_psd));
+    set_field(file, noise, "outputs", cell_column(file, nullptr, "thermal_noise.outputs", data.noise_outputs));
+    set_field(file, noise, "temperature_K", double_column(file, nullptr, {data.temperature}));
+    file.write(noise, "thermal_noise");
+    ++variables;
+  }
   file.close();
-  check_written_mat5(path, 11);
+  check_written_mat5(path, variables);
 }
 
 }  // namespace gmbd
