@@ -223,9 +223,13 @@ namespace {
 TEST_F(LinearizeCli, LossesGiveQNoiseAndTheirPlots) {
   const Result r = gmbd("linearize " + example("suspensions/toy_lossy.yaml") +
                         " --inputs support.x,force:mass.x --outputs mass.x --noise mass.x --temperature 300"
-                        " -o toy.h5 --plot");
+                        " -o toy.h5 --plot --matlab toy.m");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_CONTAINS(r.output, "losses            stage 2 (dissipation dilution); state space: omitted");
+  std::stringstream m;
+  m << std::ifstream(dir_ / "toy.m").rdbuf();
+  for (const char* v : {"modes.q_losses", "modes.q_naive", "thermal_noise.psd", "thermal_noise.temperature_K = 300"})
+    EXPECT_CONTAINS(m.str(), v);
   EXPECT_CONTAINS(r.output, "support_spring: loss angle phi1 = 0.001");
   EXPECT_CONTAINS(r.output, "Q losses");
   EXPECT_CONTAINS(r.output, "994.9");  // closed form Q of the toy (docs/suspensions.md §9)
