@@ -142,12 +142,17 @@ Mat DampedSystem::thermal_noise(const std::vector<double>& f, const std::vector<
   Mat psd(static_cast<Eigen::Index>(f.size()), static_cast<Eigen::Index>(outputs.size()));
   for (size_t k = 0; k < f.size(); ++k) {
     if (!(f[k] > 0.0)) throw InputError("thermal noise: frequencies must be positive, got " + std::to_string(f[k]));
-    const auto lu = system_matrix(f[k], full_stiffness(f[k])).partialPivLu();
+    const CMatX Z = system_matrix(f[k], full_stiffness(f[k]));
+    const auto lu = Z.partialPivLu();
+    const Mat Zi = Z.imag();
     for (size_t j = 0; j < outputs.size(); ++j) {
       const CVecX v = reduce_rhs(o.Oall.row(outputs[j]).transpose().cast<std::complex<double>>());
-      const std::complex<double> h = v.transpose() * lu.solve(v);  // vᵀ E⁻¹ v (E complex symmetric)
-      // Passive losses make −Im h ≥ 0; a lossless output's value is round-off of either sign.
-      const double loss = std::abs(h.imag()) <= 1e-14 * std::abs(h.real()) ? 0.0 : -h.imag();
+      // With x = E⁻¹v (v real, E symmetric): vᵀx = conj(xᴴ E x), so −Im(vᵀE⁻¹v) = xᴴ (Im E) x —
+      // the dissipation of the motion the force v drives. Computed this way it is accurate down
+      // to the smallest losses (no cancellation against the real part) and never negative for
+      // passive losses.
+      const CVecX x = lu.solve(v);
+      const double loss = (x.adjoint() * Zi.cast<std::complex<double>>() * x)(0, 0).real();
       psd(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(j)) =
           4.0 * kBoltzmann * temperature / omega(f[k]) * std::max(0.0, loss);
     }

@@ -34,29 +34,28 @@ double max_relative_difference(const FrequencyResponse& a, const FrequencyRespon
 }
 
 /// Q per undamped mode → one entry per row of the mode table (whose rigid or neutral pairs may
-/// split into two rows): each row takes the unused undamped mode nearest in frequency.
+/// split into two rows): each undamped mode, in ascending order, takes the unused row nearest in
+/// frequency; rows left over (the second row of a split pair) get NaN.
 std::vector<ModeQuality> align_to_modes(const std::vector<ModeQuality>& quality, const ModalAnalysis& modal) {
-  std::vector<ModeQuality> out;
-  std::vector<bool> used(quality.size(), false);
-  for (const auto& m : modal.modes) {
-    size_t best = quality.size();
-    for (size_t j = 0; j < quality.size(); ++j) {
-      if (used[j]) continue;
-      const double fj = quality[j].frequency_hz;
-      if (best == quality.size() ||
-          std::abs(fj - m.frequency_hz) < std::abs(quality[best].frequency_hz - m.frequency_hz))
-        best = j;
+  std::vector<ModeQuality> out(modal.modes.size());
+  std::vector<bool> taken(modal.modes.size(), false);
+  for (const auto& q : quality) {
+    size_t best = modal.modes.size();
+    for (size_t row = 0; row < modal.modes.size(); ++row) {
+      if (taken[row]) continue;
+      if (best == modal.modes.size() || std::abs(modal.modes[row].frequency_hz - q.frequency_hz) <
+                                            std::abs(modal.modes[best].frequency_hz - q.frequency_hz))
+        best = row;
     }
-    if (best == quality.size()) {  // more rows than undamped modes (a split pair): no Q
-      ModeQuality none;
-      none.frequency_hz = m.frequency_hz;
-      none.q = std::numeric_limits<double>::quiet_NaN();
-      out.push_back(none);
-      continue;
-    }
-    used[best] = true;
-    out.push_back(quality[best]);
+    if (best == modal.modes.size()) break;
+    taken[best] = true;
+    out[best] = q;
   }
+  for (size_t row = 0; row < out.size(); ++row)
+    if (!taken[row]) {
+      out[row].frequency_hz = modal.modes[row].frequency_hz;
+      out[row].q = std::numeric_limits<double>::quiet_NaN();
+    }
   return out;
 }
 

@@ -625,8 +625,13 @@ class Linearizer {
     std::vector<std::string> in;
     // Support displacement where a rigid support motion is possible and no damper or state
     // sees its rate (whose output would need the input's derivative); else ground acceleration.
+    // Loss functions that enter the state space as viscous damping see the support's rate too.
+    const bool viscous_losses = options_.losses != nullptr && !options_.losses->empty() &&
+                                !model_.loss_tags().empty() &&
+                                (options_.losses->viscous_only() || options_.viscous_at_hz > 0.0);
     for (int k = 0; k < model_.dimension(); ++k) {
-      const bool rate_free = max_abs(t_.Dv * t_.T.col(k)) == 0.0 && max_abs(t_.Zv * t_.T.col(k)) == 0.0;
+      const bool rate_free = max_abs(t_.Dv * t_.T.col(k)) == 0.0 && max_abs(t_.Zv * t_.T.col(k)) == 0.0 &&
+                             !viscous_losses;
       // At a moving state support inputs are taken for unconstrained models only (add_motion).
       const bool motion_ok = !t_.moving || model_.n_holonomic() == 0;
       in.push_back(std::string(support_allowed(k, nullptr) && rate_free && motion_ok ? "support." : "ground_accel.") +

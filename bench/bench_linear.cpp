@@ -145,7 +145,7 @@ void BM_FourStageDirectResponse(benchmark::State& state) {
 // the complex eigen-iteration), the state space and a 1000-point transfer function with the loss
 // functions (direct E(f) solves) from the structure's x and the top mass's x force to the test
 // mass: what `gmbd linearize quad.yaml --inputs support.x,force:top.x --outputs tm.x` computes
-// (without the files). Arg: stage (0 = 0B, 3 = Stage 2 of quad_bending.yaml: 28 wire terms more).
+// (without the files). Arg: stage (0 = 0B, 3 = Stage 2 of quad_bending.yaml: 42 wire terms more).
 void BM_QuadModelFileToModesQStateSpaceAndTf(benchmark::State& state) {
   const bool bending = state.range(0) == 3;
   const std::string path = std::string(GMBD_SOURCE_DIR) + "/examples/suspensions/" +

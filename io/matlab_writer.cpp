@@ -422,7 +422,8 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
   out += kVersion;
   out += ".\n"
          "% Defines A, B, C, D, E, state_names, input_names, output_names (cell columns of char),\n"
-         "% eigenvalues (of A, complex column), modes (frequency_hz, damping_ratio, name) and\n"
+         "% eigenvalues (of A, complex column), modes (frequency_hz, damping_ratio, name; with loss\n"
+         "% functions also q_losses, q_naive, block), thermal_noise (when computed) and\n"
          "% description. Run it (run('file.m') or source) in MATLAB or GNU Octave.\n\n";
   out += "description = " + char_literal(data.description) + ";\n";
   append_matrix(out, "A", data.A);
@@ -448,7 +449,7 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
     append_column(out, "thermal_noise.frequency_hz", data.noise_frequencies_hz);
     append_matrix(out, "thermal_noise.psd", data.noise_psd);
     append_cell_column(out, "thermal_noise.outputs", data.noise_outputs);
-    out += "thermal_noise.temperature_K = " + std::to_string(data.temperature) + ";\n";
+    append_column(out, "thermal_noise.temperature_K", {data.temperature});
   }
 
   std::FILE* f = std::fopen(path.c_str(), "wb");

@@ -216,6 +216,28 @@ TEST(WireFlexure, GivenTangentsActInTheEquilibrium) {
   }
 }
 
+TEST(WireFlexure, QualityRowsFollowTheModeTableWhenAFreeYawSplits) {
+  // Without torsion the pendulum's yaw is free: its zero-frequency pair may split into two rows
+  // of the mode table. Every Q must still sit on the row of its own mode (the bounce mode's
+  // Q = 1/φ on the bounce row), and a row without an undamped mode shows NaN.
+  const test::TempDir dir("gmbd_flexure_");
+  const Case c = load(dir.write("lossy.yaml", pendulum(false, 0.0, false, ", tag: steel") +
+                                                  "losses:\n  steel: {type: loss_angle, phi: 1.0e-4}\n"));
+  analysis::LinearAnalysisRequest request;
+  request.f_count = 3;
+  request.f_from = 0.1;
+  request.f_to = 10.0;
+  request.losses = model_file_losses(c.spec, *c.model);
+  const auto a = analysis::run_linear_analysis(*c.model, c.q0, Vec::Zero(0), request);
+  ASSERT_EQ(a.quality.size(), a.modal.modes.size());
+  for (size_t i = 0; i < a.modal.modes.size(); ++i) {
+    const double f = a.modal.modes[i].frequency_hz;
+    if (f < 1e-3) continue;  // the free yaw rows
+    EXPECT_NEAR(a.quality[i].frequency_hz, f, 1e-6 * f) << "row " << i;
+  }
+  EXPECT_NEAR(a.quality.back().q, 1e4, 1.0);  // the bounce: the stretch's own loss
+}
+
 TEST(WireFlexure, StageOneBAloneGivesAboutHalfTheShift) {
   const test::TempDir dir("gmbd_flexure_");
   const std::string path = dir.write("clamped.yaml", pendulum(true, 0.0));

@@ -228,7 +228,7 @@ TEST_F(LinearizeCli, LossesGiveQNoiseAndTheirPlots) {
   EXPECT_CONTAINS(r.output, "losses            stage 2 (dissipation dilution); state space: omitted");
   std::stringstream m;
   m << std::ifstream(dir_ / "toy.m").rdbuf();
-  for (const char* v : {"modes.q_losses", "modes.q_naive", "thermal_noise.psd", "thermal_noise.temperature_K = 300"})
+  for (const char* v : {"modes.q_losses", "modes.q_naive", "thermal_noise.psd", "thermal_noise.temperature_K = [\n  300"})
     EXPECT_CONTAINS(m.str(), v);
   EXPECT_CONTAINS(r.output, "support_spring: loss angle phi1 = 0.001");
   EXPECT_CONTAINS(r.output, "Q losses");
