@@ -14,18 +14,16 @@
 #include "io/model_builder.hpp"
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
+#include "support/model_text.hpp"
 #include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
 
+using test::exact;
+
 constexpr double kPi = std::numbers::pi;
 
-std::string exact(double x) {
-  std::ostringstream s;
-  s << std::setprecision(17) << x;
-  return s.str();
-}
 
 TEST(QuadTimeDomain, SineShakeFollowsTheLinearTransferFunction) {
   const test::TempDir dir("gmbd_quad_time_");

@@ -14,20 +14,16 @@
 #include "analysis/linear_analysis.hpp"
 #include "core/errors.hpp"
 #include "io/model_builder.hpp"
+#include "support/model_text.hpp"
 #include "support/temp_dir.hpp"
 
 namespace gmbd {
 namespace {
 
+using test::exact;
+
 constexpr double kPi = std::numbers::pi;
 
-/// A double as model-file text that reads back to the same value (std::to_string rounds to 6
-/// decimals: a flexure offset of 8.9477e-4 m would become 0.000895).
-std::string exact(double x) {
-  std::ostringstream s;
-  s << std::setprecision(17) << x;
-  return s.str();
-}
 
 struct Case {
   ModelFileSpec spec;
