@@ -50,4 +50,16 @@ class ManifoldLossError : public NumericalError {
   using NumericalError::NumericalError;
 };
 
+/// A stop was requested (Ctrl-C, SIGTERM, SIGHUP, or a caller's flag) while integrating: not a
+/// failure; the driver records the run as interrupted at `time` and keeps every row written.
+class StopRequested : public std::runtime_error {
+ public:
+  explicit StopRequested(double time)
+      : std::runtime_error("stop requested"), time_(time) {}
+  double time() const { return time_; }
+
+ private:
+  double time_;
+};
+
 }  // namespace gmbd

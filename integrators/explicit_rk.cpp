@@ -304,7 +304,29 @@ void ExplicitRk::advance_fixed(double tout, VecRef z_out) {
                      " s lies before the current time " + fmt(t_) + " s (t0 = " + fmt(t0_) +
                      " s, dt = " + fmt(dt) + " s)");
   }
+  step_fixed_to(target, z_out);
+}
+
+void ExplicitRk::advance_to_step(long step, VecRef z_out) {
+  check_initialized("advance_to_step");
+  if (tableau_.adaptive()) {
+    throw std::logic_error("integrator " + tableau_.name + ": advance_to_step on an adaptive method");
+  }
+  if (z_out.size() != n_) {
+    throw InputError("integrator " + tableau_.name + ": advance_to_step: wrong output size: expected " +
+                     std::to_string(n_) + ", got " + std::to_string(z_out.size()));
+  }
+  if (step < grid_index_) {
+    throw InputError("integrator " + tableau_.name + ": step " + std::to_string(step) +
+                     " lies before the current step " + std::to_string(grid_index_));
+  }
+  step_fixed_to(step, z_out);
+}
+
+void ExplicitRk::step_fixed_to(long target, VecRef z_out) {
+  const double dt = options_.dt;
   while (grid_index_ < target) {
+    check_stop();
     if (stats_.steps >= options_.max_steps) {
       fail("number of steps exceeds max_steps = " + std::to_string(options_.max_steps), dt);
     }
@@ -323,6 +345,13 @@ void ExplicitRk::advance_fixed(double tout, VecRef z_out) {
   z_out = z_;
 }
 
+void ExplicitRk::check_stop() const {
+  // One relaxed load per step: free next to a right-hand side.
+  if (options_.stop_flag != nullptr && options_.stop_flag->load(std::memory_order_relaxed)) {
+    throw StopRequested(t_);
+  }
+}
+
 void ExplicitRk::step_adaptive() {
   if (!f_valid_) {
     evaluate(t_, z_, f_);
@@ -335,6 +364,7 @@ void ExplicitRk::step_adaptive() {
       "the local error estimate demands ever smaller steps (a singularity, a discontinuity or "
       "stiffness?)";
   for (;;) {
+    check_stop();
     if (stats_.steps + stats_.rejected_steps >= options_.max_steps) {
       fail("number of attempted steps exceeds max_steps = " + std::to_string(options_.max_steps),
            h_);

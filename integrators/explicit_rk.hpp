@@ -71,6 +71,7 @@ class ExplicitRk final : public Integrator {
   /// rejected and shrunk, ending in the min_step error); propagates the system's
   /// NumericalErrors. After a throw, time() and the state are those of the last accepted step.
   void advance_to(double tout, VecRef z_out) override;
+  void advance_to_step(long step, VecRef z_out) override;
 
   /// Time of the last accepted step.
   double time() const override { return t_; }
@@ -93,6 +94,10 @@ class ExplicitRk final : public Integrator {
   /// Hairer's starting step size (HNW I, §II.4, p. 169), using k_.col(1) and y_stage_.
   double initial_step();
   void advance_fixed(double tout, VecRef z_out);
+  /// Fixed steps from grid_index_ up to step `target`; the result into z_out.
+  void step_fixed_to(long target, VecRef z_out);
+  /// Throws StopRequested when options_.stop_flag is set.
+  void check_stop() const;
   void advance_adaptive(double tout, VecRef z_out);
   void step_adaptive();
   /// Dense output of the last accepted step [t_prev_, t_] at t into out.

@@ -3,6 +3,7 @@
 #include "integrators/integrator.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "integrators/explicit_rk.hpp"
@@ -11,6 +12,10 @@
 #include "integrators/sundials_ida.hpp"
 
 namespace gmbd {
+
+void Integrator::advance_to_step(long /*step*/, VecRef /*z_out*/) {
+  throw std::logic_error("integrator " + name() + ": advance_to_step needs a fixed-step method");
+}
 
 std::vector<std::string> integrator_names() {
   std::vector<std::string> names = rk_tableau_names();

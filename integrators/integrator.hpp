@@ -2,6 +2,7 @@
 // SUNDIALS later) advances an OdeSystem to requested output times and reports statistics.
 #pragma once
 
+#include <atomic>
 #include <limits>
 #include <memory>
 #include <string>
@@ -45,6 +46,9 @@ struct IntegratorOptions {
   /// End of the run: SUNDIALS integrators never step past it (IDASetStopTime /
   /// CVodeSetStopTime); advance_to() beyond it is an InputError. +∞: no stop time.
   double stop_time = std::numeric_limits<double>::infinity();
+  /// When set and true, the integrator stops within one step (or one right-hand-side
+  /// evaluation for SUNDIALS) by throwing StopRequested: how Ctrl-C reaches a long step loop.
+  const std::atomic<bool>* stop_flag = nullptr;
 };
 
 struct IntegratorStats {
@@ -72,6 +76,10 @@ class Integrator {
   /// Fixed-step methods require tout to fall on the step grid (within 1e-9·dt) and throw
   /// InputError otherwise; adaptive methods use dense output. Throws NumericalError.
   virtual void advance_to(double tout, VecRef z_out) = 0;
+  /// Fixed-step methods: integrates to step number `step` (t0 + step·dt, counted in integers so
+  /// that no run is too long to hit its grid) and writes the state into z_out. Adaptive methods
+  /// throw std::logic_error.
+  virtual void advance_to_step(long step, VecRef z_out);
   /// Time of the last accepted step.
   virtual double time() const = 0;
 

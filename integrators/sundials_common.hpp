@@ -101,6 +101,14 @@ class CallbackStatus {
   bool last_non_finite_ = false;
 };
 
+/// Throws StopRequested at time t when the options' stop flag is set (called at the top of the
+/// residual / right-hand side: CallbackStatus passes it through SUNDIALS as a fatal error).
+inline void check_stop(const IntegratorOptions& options, double t) {
+  if (options.stop_flag != nullptr && options.stop_flag->load(std::memory_order_relaxed)) {
+    throw StopRequested(t);
+  }
+}
+
 /// Fixed-size copy of the last message SUNDIALS' error handler produced (no allocation in
 /// the handler).
 struct MessageBuffer {

@@ -143,6 +143,7 @@ namespace {
 int cv_rhs(double t, N_Vector y, N_Vector ydot, void* user) {
   auto& s = *static_cast<SundialsCvode::Impl*>(user);
   return s.status.run([&] {
+    ss::check_stop(s.options, t);
     auto f = ss::map(ydot);
     s.system->rhs(t, ss::cmap(y), f);
     ++s.model_evaluations;

@@ -263,6 +263,7 @@ namespace {
 int ida_residual(double t, N_Vector y, N_Vector yp, N_Vector r, void* user) {
   auto& s = *static_cast<SundialsIda::Impl*>(user);
   return s.status.run([&] {
+    ss::check_stop(s.options, t);
     auto rr = ss::map(r);
     s.dae->residual(t, ss::cmap(y), ss::cmap(yp), rr);
     ++s.model_evaluations;

@@ -9,11 +9,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <filesystem>
 #include <stdexcept>
 
 #include "core/errors.hpp"
 #include "io/hdf5_support.hpp"
+#include "io/staged_file.hpp"
 
 namespace gmbd {
 namespace {
@@ -63,14 +65,15 @@ struct CsvResultWriter::Impl {
   std::string path;
   ResultLayout layout;
   int flush_rows = 256;
+  std::optional<StagedFile> staged;  // "<path>.partial", renamed onto path by close()
   std::FILE* file = nullptr;
   std::vector<char> stdio_buffer;
   long rows = 0;
   int since_flush = 0;
 
-  [[noreturn]] void fail(const std::string& operation, int error) const {
+  [[noreturn]] void fail(const std::string& operation, int error, const std::string& detail = "") const {
     throw std::runtime_error("results file '" + path + "': " + operation + " failed (" +
-                             std::strerror(error) + ")");
+                             std::strerror(error) + ")" + detail);
   }
 
   void put(double x, char separator) {
@@ -91,15 +94,10 @@ CsvResultWriter::CsvResultWriter(const std::string& path, const ResultLayout& la
   w.path = path;
   w.layout = layout;
   w.flush_rows = flush_rows;
-  w.file = std::fopen(path.c_str(), "w");
+  w.staged.emplace(path, "results file");
+  w.file = std::fopen(w.staged->staging_path().c_str(), "w");
   if (w.file == nullptr) {
-    const int error = errno;
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path parent = fs::path(path).parent_path();
-    std::string reason = std::strerror(error);
-    if (!parent.empty() && !fs::exists(parent, ec)) reason = "directory '" + parent.string() + "' does not exist";
-    throw InputError("results file '" + path + "': cannot create the file: " + reason);
+    throw InputError("results file '" + path + "': cannot create the file: " + std::strerror(errno));
   }
   w.stdio_buffer.resize(kStdioBufferBytes);
   std::setvbuf(w.file, w.stdio_buffer.data(), _IOFBF, w.stdio_buffer.size());
@@ -173,8 +171,17 @@ void CsvResultWriter::close() {
   const bool close_error = std::fclose(w.file) != 0;
   const int close_errno = errno;
   w.file = nullptr;
-  if (write_error) w.fail("flushing to disk", flush_errno);
-  if (close_error) w.fail("closing the file", close_errno);
+  const std::string kept = "; the rows written so far are in '" + w.staged->staging_path() + "'";
+  if (write_error) w.fail("flushing to disk", flush_errno, kept);
+  if (close_error) w.fail("closing the file", close_errno, kept);
+  w.staged->commit();
+}
+
+void CsvResultWriter::abandon() noexcept {
+  if (!impl_ || impl_->file == nullptr) return;
+  std::fclose(impl_->file);
+  impl_->file = nullptr;
+  impl_->staged.reset();  // releases the lock; the staging file stays
 }
 
 long CsvResultWriter::rows() const { return impl_ ? impl_->rows : 0; }
@@ -343,6 +350,7 @@ class ResultsFileReader {
 }  // namespace
 
 void export_hdf5_to_csv(const std::string& h5_path, const std::string& csv_path) {
+  refuse_same_files({{"the CSV output (-o)", csv_path}}, {{"the results file", h5_path}});
   const SilenceHdf5Errors silence;
   const ResultsFileReader in(h5_path);
 

@@ -35,6 +35,9 @@ class CsvResultWriter {
   /// Hands the buffered lines to the operating system (fflush).
   void flush();
   /// Flushes and closes the file; further calls are no-ops.
+  /// After a failure: closes the file without reporting errors and keeps it under its staging
+  /// name "<path>.partial", leaving an earlier file at the path untouched. Never throws.
+  void abandon() noexcept;
   void close();
   /// Rows written so far.
   long rows() const;

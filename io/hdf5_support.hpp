@@ -136,4 +136,20 @@ inline bool write_double_attribute(hid_t object, const std::string& name, double
   return H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) >= 0;
 }
 
+/// Creates (truncating) an HDF5 file in format 1.8 (readable by every HDF5 ≥ 1.8, MATLAB,
+/// h5py) without HDF5's own file lock: the caller holds the lock of a StagedFile on it (HDF5's
+/// flock on a second descriptor of the same file would conflict with it). Returns the file id
+/// or a negative value (the HDF5 error stack says why).
+inline hid_t create_staged_hdf5(const std::string& path) {
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return -1;
+  hid_t file = -1;
+  if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0 &&
+      H5Pset_file_locking(fapl, false, true) >= 0) {
+    file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  }
+  H5Pclose(fapl);
+  return file;
+}
+
 }  // namespace gmbd::hdf5_support

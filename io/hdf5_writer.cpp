@@ -12,11 +12,13 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/errors.hpp"
 #include "io/hdf5_support.hpp"
+#include "io/staged_file.hpp"
 
 namespace gmbd {
 namespace {
@@ -149,6 +151,7 @@ struct Hdf5ResultWriter::Impl {
   Series* correction = nullptr;
   Series* energy = nullptr;
   Series* outputs = nullptr;
+  std::optional<StagedFile> staged;
   long buffered = 0;  // rows in the buffers
   long written = 0;   // rows in the file
   bool closed = false;
@@ -160,34 +163,14 @@ struct Hdf5ResultWriter::Impl {
   }
 
   void create_file() {
-    namespace fs = std::filesystem;
-    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    // File format 1.8: dense attribute storage, readable by every HDF5 ≥ 1.8 (MATLAB, h5py).
-    if (!fapl.valid() || H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18) < 0) {
-      fail("cannot set up file access properties");
+    // Written under "<path>.partial", locked; renamed onto path by close() (io/staged_file.hpp).
+    staged.emplace(path, "results file");
+    file = Handle(hdf5_support::create_staged_hdf5(staged->staging_path()), H5Fclose);
+    if (!file.valid()) {
+      const std::string detail = hdf5_error_detail();
+      throw InputError("results file '" + path + "': cannot create the file" +
+                       (detail.empty() ? std::string() : " (HDF5: " + detail + ")"));
     }
-    file = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-    if (file.valid()) return;
-
-    // Name the likely cause before HDF5's own words.
-    std::string detail = hdf5_error_detail();
-    std::error_code ec;
-    const fs::path p(path);
-    const fs::path parent = p.parent_path();
-    std::string reason;
-    if (path.empty()) {
-      reason = "empty file name";
-    } else if (!parent.empty() && !fs::exists(parent, ec)) {
-      reason = "directory '" + parent.string() + "' does not exist";
-    } else if (!parent.empty() && !fs::is_directory(parent, ec)) {
-      reason = "'" + parent.string() + "' is not a directory";
-    } else if (fs::is_directory(p, ec)) {
-      reason = "it is a directory";
-    }
-    std::string message = "results file '" + path + "': cannot create the file";
-    if (!reason.empty()) message += ": " + reason;
-    if (!detail.empty()) message += " (HDF5: " + detail + ")";
-    throw InputError(message);
   }
 
   Series& add_series(const std::string& name, int rank, size_t cols, hid_t parent,
@@ -469,8 +452,36 @@ void Hdf5ResultWriter::close() {
   ok = w.file.reset() && ok;
   w.series.clear();
   w.series.shrink_to_fit();
-  if (!error.empty()) throw std::runtime_error(error);
-  if (!ok) throw std::runtime_error("results file '" + w.path + "': cannot close the file (" + hdf5_error_detail() + ")");
+  const std::string kept = w.staged ? "; the rows written so far are in '" + w.staged->staging_path() +
+                                          "' and '" + w.path + "' was left as it was"
+                                    : std::string();
+  if (!error.empty()) throw std::runtime_error(error + kept);
+  if (!ok) {
+    throw std::runtime_error("results file '" + w.path + "': cannot close the file (" + hdf5_error_detail() +
+                             ")" + kept);
+  }
+  if (w.staged) w.staged->commit();
+}
+
+void Hdf5ResultWriter::abandon() noexcept {
+  if (!impl_ || impl_->closed) return;
+  Impl& w = *impl_;
+  const SilenceHdf5Errors silence;
+  try {
+    w.write_buffered();
+  } catch (...) {
+    // the disk may be full: keep what is already in the file
+  }
+  w.closed = true;
+  for (auto& s : w.series) s.dataset.reset();
+  w.residual_group.reset();
+  w.file.reset();
+  w.series.clear();
+  w.staged.reset();  // releases the lock; the staging file stays
+}
+
+std::string Hdf5ResultWriter::staging_path() const {
+  return impl_ && impl_->staged ? impl_->staged->staging_path() : std::string();
 }
 
 long Hdf5ResultWriter::rows() const { return impl_ ? impl_->written + impl_->buffered : 0; }

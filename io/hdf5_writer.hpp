@@ -60,7 +60,9 @@ void check_result_row(const ResultLayout& layout, const ResultRow& row, const st
 /// of different files may run on different threads (HDF5 serialises calls internally).
 class Hdf5ResultWriter {
  public:
-  /// Creates (truncates) `path` with every dataset at zero rows and the layout's attributes.
+  /// Creates the file with every dataset at zero rows and the layout's attributes, under
+  /// "<path>.partial" (locked against a second writer; io/staged_file.hpp) until close() renames
+  /// it onto `path`: an earlier file at `path` survives every failure before that.
   /// Throws InputError naming the path and the reason (missing directory, permission, …) if
   /// the file cannot be created, std::invalid_argument if flush_rows < 1.
   Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows = 256);
@@ -85,6 +87,12 @@ class Hdf5ResultWriter {
   /// Flushes and closes every HDF5 handle; further calls are no-ops. Throws like flush(), but
   /// the handles are closed even then.
   void close();
+  /// After a failure that is not the run's own (an unwritable disk, an error elsewhere): writes
+  /// what it can, closes every handle and keeps the file under its staging name
+  /// (staging_path()), leaving an earlier file at path() untouched. Never throws.
+  void abandon() noexcept;
+  /// Where rows are written until close() renames the file onto path(): "<path>.partial".
+  std::string staging_path() const;
   /// Rows appended so far (written or buffered).
   long rows() const;
   /// Rows written to the file so far.

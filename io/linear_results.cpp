@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "elements/spatial_math.hpp"
 #include "io/hdf5_support.hpp"
+#include "io/staged_file.hpp"
 
 namespace gmbd {
 
@@ -24,9 +25,11 @@ using hdf5_support::hdf5_error_detail;
 
 class LinearFile {
  public:
-  explicit LinearFile(const std::string& path) : path_(path) {
+  // Written under "<path>.partial" and renamed onto path by close(): a failed analysis or write
+  // never leaves a truncated file in place of an earlier result.
+  explicit LinearFile(const std::string& path) : path_(path), staged_(path, "linear results file") {
     hdf5_support::SilenceHdf5Errors quiet;
-    file_ = Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    file_ = Handle(hdf5_support::create_staged_hdf5(staged_.staging_path()), H5Fclose);
     if (!file_.valid())
       throw InputError("linear results: cannot create HDF5 file '" + path + "' (" + hdf5_error_detail() + ")");
   }
@@ -79,6 +82,7 @@ class LinearFile {
 
   void close() {
     if (!file_.reset()) throw InputError("linear results: cannot close '" + path_ + "'");
+    staged_.commit();
   }
 
  private:
@@ -88,6 +92,7 @@ class LinearFile {
                        hdf5_error_detail() + ")");
   }
   std::string path_;
+  StagedFile staged_;  // before file_: the HDF5 handle closes before the lock is released
   Handle file_;
 };
 

@@ -1,6 +1,7 @@
 // MATLAB/Octave export of a linear model (io/matlab_writer.hpp): the .m script (%.17g text) and
 // the level-5 .mat file through libmatio (memory ownership, completeness check of the file).
 #include "io/matlab_writer.hpp"
+#include "io/staged_file.hpp"
 
 #include <matio.h>
 
@@ -218,9 +219,11 @@ using Matvar = std::unique_ptr<matvar_t, MatvarFree>;
 /// closed and the partial file removed.
 class MatFile {
  public:
-  explicit MatFile(const std::string& path) : path_(path) {
+  // Written under "<path>.partial" and renamed onto path by commit(): an earlier file of the
+  // same name survives every failure.
+  explicit MatFile(const std::string& path) : path_(path), staged_(path, "MAT file") {
     errno = 0;
-    mat_ = Mat_CreateVer(path.c_str(), nullptr, MAT_FT_MAT5);
+    mat_ = Mat_CreateVer(staged_.staging_path().c_str(), nullptr, MAT_FT_MAT5);
     if (mat_ == nullptr) {
       const int err = errno;
       throw InputError("cannot write the MAT file " + path + ": " +
@@ -228,10 +231,8 @@ class MatFile {
     }
   }
   ~MatFile() {
-    if (mat_ != nullptr) {
-      Mat_Close(mat_);
-      remove_partial(path_);
-    }
+    if (mat_ != nullptr) Mat_Close(mat_);
+    if (!staged_.committed()) remove_partial(staged_.staging_path());
   }
   MatFile(const MatFile&) = delete;
   MatFile& operator=(const MatFile&) = delete;
@@ -245,7 +246,6 @@ class MatFile {
     mat_ = nullptr;
     if (rc != 0) {
       const int err = errno;
-      remove_partial(path_);
       throw InputError("cannot write the MAT file " + path_ + ": closing failed" +
                        (err != 0 ? std::string(": ") + std::strerror(err) : std::string()));
     }
@@ -253,9 +253,12 @@ class MatFile {
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError("cannot write the MAT file " + path_ + ": matio failed " + what);
   }
+  const std::string& staging_path() const { return staged_.staging_path(); }
+  void commit() { staged_.commit(); }
 
  private:
   std::string path_;
+  StagedFile staged_;
   mat_t* mat_ = nullptr;
 };
 
@@ -452,7 +455,8 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
     append_column(out, "thermal_noise.temperature_K", {data.temperature});
   }
 
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  StagedFile staged(path, "MATLAB script");  // an earlier script survives a failed write
+  std::FILE* f = std::fopen(staged.staging_path().c_str(), "wb");
   if (f == nullptr) {
     throw InputError("cannot write the MATLAB script " + path + ": " + std::strerror(errno));
   }
@@ -462,9 +466,10 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
   const bool close_ok = std::fclose(f) == 0;
   if (!write_ok || !close_ok) {
     const int err = !write_ok ? write_errno : errno;
-    remove_partial(path);
+    remove_partial(staged.staging_path());
     throw InputError("cannot write the MATLAB script " + path + ": " + std::strerror(err));
   }
+  staged.commit();
 }
 
 void write_matlab_mat(const std::string& path, const MatlabLinearExport& data) {
@@ -508,7 +513,8 @@ void write_matlab_mat(const std::string& path, const MatlabLinearExport& data) {
     ++variables;
   }
   file.close();
-  check_written_mat5(path, variables);
+  check_written_mat5(file.staging_path(), variables);
+  file.commit();
 }
 
 }  // namespace gmbd

@@ -11,6 +11,8 @@
 #include <optional>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include "core/errors.hpp"
@@ -19,6 +21,8 @@
 #include "io/hdf5_writer.hpp"
 #include "io/model_builder.hpp"
 #include "io/motion.hpp"
+#include "io/output_grid.hpp"
+#include "io/staged_file.hpp"
 
 namespace gmbd {
 namespace {
@@ -142,36 +146,51 @@ void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q,
   apply(cfg.initial.v, v, "v");
 }
 
-// Output times t0, t0 + Δ, …, with time.end appended when it is off the grid.
-std::vector<double> output_grid(const TimeConfig& time) {
-  std::vector<double> grid;
-  const double span = time.end - time.start;
-  const long n = static_cast<long>(std::floor(span / time.output_interval + 1e-9));
-  for (long k = 0; k <= n; ++k) grid.push_back(time.start + static_cast<double>(k) * time.output_interval);
-  if (grid.back() < time.end - 1e-12 * std::max(1.0, std::abs(time.end))) grid.push_back(time.end);
-  return grid;
-}
-
-void check_fixed_step_grid(const RunConfig& cfg, const std::vector<double>& grid) {
-  const double dt = cfg.integrator.dt;
-  for (double t : grid) {
-    const double steps = (t - cfg.time.start) / dt;
-    if (std::abs(steps - std::round(steps)) > 1e-6) {
-      std::ostringstream msg;
-      msg << cfg.source << ": output time " << t << " s is not on the step grid of the fixed-step "
-          << "method " << cfg.integrator.method << " (integrator.dt = " << dt
-          << " s): time.output_interval (" << cfg.time.output_interval << ") and time.end − "
-          << "time.start (" << cfg.time.end - cfg.time.start << ") must be multiples of dt";
-      throw InputError(msg.str());
-    }
-  }
-}
-
 std::string resolve_path(const RunConfig& cfg, const std::string& file) {
   const std::filesystem::path p(file);
   if (p.is_absolute() || cfg.base_directory.empty()) return file;
   return (std::filesystem::path(cfg.base_directory) / p).string();
 }
+
+// The run's output grid; the reason of an invalid one becomes an InputError naming the run file.
+OutputGrid make_output_grid(const RunConfig& cfg, bool adaptive) {
+  const std::optional<double> dt = adaptive ? std::nullopt : std::optional<double>(cfg.integrator.dt);
+  const std::string reason = OutputGrid::check(cfg.time.start, cfg.time.end, cfg.time.output_interval, dt);
+  if (!reason.empty()) {
+    throw InputError(cfg.source + ": " + reason +
+                     (adaptive ? "" : " (fixed-step method " + cfg.integrator.method + ")"));
+  }
+  return OutputGrid(cfg.time.start, cfg.time.end, cfg.time.output_interval, dt);
+}
+
+// An output named like the run file, the model file, a motion file or the other output would
+// destroy it: refused before anything is written.
+void refuse_outputs_over_inputs(const RunConfig& cfg) {
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the run file", cfg.source}};
+  if (!cfg.model_file.empty()) inputs.emplace_back("the model file", cfg.model_file);  // resolved on load
+  for (const InputConfig& in : cfg.inputs) {
+    if (!in.synthetic) inputs.emplace_back("the motion file of input " + in.name, resolve_path(cfg, in.file));
+  }
+  refuse_same_files({{"output.hdf5 (-o)", cfg.output.hdf5}, {"output.csv (--csv)", cfg.output.csv}}, inputs);
+}
+
+// Settings that are valid but lose information the user may not expect to lose.
+void warn_about_lost_detail(const RunConfig& cfg, const PreparedRun& run, bool adaptive) {
+  const double span = cfg.time.end - cfg.time.start;
+  if (cfg.time.output_interval > span) {
+    spdlog::warn("{}: time.output_interval = {} s is longer than the run (time.end − time.start = {} s): "
+                 "only the start and the end are written", cfg.source, cfg.time.output_interval, span);
+  }
+  if (!adaptive && run.input_sample_interval > 0.0 &&
+      cfg.integrator.dt > run.input_sample_interval * (1.0 + 1e-9)) {
+    spdlog::warn("{}: integrator.dt = {} s is coarser than the sample interval {} s of the recorded "
+                 "input: the fixed-step method {} samples the record only at its own steps and skips "
+                 "the samples between them; choose dt ≤ {} s",
+                 cfg.source, cfg.integrator.dt, run.input_sample_interval, cfg.integrator.method,
+                 run.input_sample_interval);
+  }
+}
+
 
 MotionChannel select_channel(const RunConfig& cfg, const InputConfig& in,
                              std::vector<MotionChannel> channels, const std::string& path) {
@@ -225,11 +244,18 @@ ModelInputs build_inputs(const RunConfig& cfg) {
 }  // namespace
 
 void request_stop() { g_stop_requested.store(true); }
+void clear_stop_request() { g_stop_requested.store(false); }
 
 void install_stop_signal_handlers() {
-  std::signal(SIGINT, handle_stop_signal);
-  std::signal(SIGTERM, handle_stop_signal);
+  // SA_RESETHAND: a second Ctrl-C ends the process at once (the first one asks for a clean stop).
+  struct sigaction action {};
+  action.sa_handler = handle_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
 }
+
+bool stop_requested() { return g_stop_requested.load(); }
 
 PreparedRun prepare_run(const RunConfig& config) {
   PreparedRun run;
@@ -281,6 +307,10 @@ PreparedRun prepare_run(const RunConfig& config) {
                  where, worst, size);
     run.projected = true;
   }
+  refuse_outputs_over_inputs(config);
+  const bool adaptive = make_integrator(config.integrator)->adaptive();
+  make_output_grid(config, adaptive);
+  warn_about_lost_detail(config, run, adaptive);
   run.z0 = Vec::Zero(2 * nq + model.nz());
   run.z0.head(nq) = q;
   run.z0.segment(nq, nq) = v;
@@ -297,6 +327,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
   // SUNDIALS methods must not step past the end of the run (inputs end there).
   IntegratorOptions options = cfg.integrator;
   options.stop_time = cfg.time.end;
+  options.stop_flag = &g_stop_requested;
   auto integrator = make_integrator(options);
   if (integrator->adaptive() && run.input_sample_interval > 0.0 &&
       options.max_step > run.input_sample_interval) {
@@ -304,8 +335,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
     options.min_step = std::min(options.min_step, options.max_step);
     integrator = make_integrator(options);
   }
-  const std::vector<double> grid = output_grid(cfg.time);
-  if (!integrator->adaptive()) check_fixed_step_grid(cfg, grid);
+  const OutputGrid grid = make_output_grid(cfg, integrator->adaptive());
 
   StabilizedDynamics dynamics(model, run.stabilization);
   Vec z = run.z0;
@@ -314,16 +344,17 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
   for (const auto& quantity : quantities) summary.output_peaks.push_back({quantity.name, quantity.unit});
   const auto started = std::chrono::steady_clock::now();
   auto last_report = started;
-  g_stop_requested.store(false);
   double last_position_residual = 0.0, last_velocity_residual = 0.0;
 
   try {
     integrator->initialize(dynamics, cfg.time.start, run.z0);
-    for (size_t k = 0; k < grid.size(); ++k) {
-      const double t = grid[k];
+    for (long k = 0; k < grid.rows(); ++k) {
+      const double t = grid.time(k);
       if (k == 0) {
         z = run.z0;
         if (dynamics.has_projection()) dynamics.project(t, z);
+      } else if (grid.fixed_step()) {
+        integrator->advance_to_step(grid.step(k), z);
       } else {
         integrator->advance_to(t, z);
       }
@@ -354,7 +385,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
                           energy,
                           outputs};
       sink(sample);
-      summary.rows = static_cast<long>(k) + 1;
+      summary.rows = k + 1;
       summary.end_time = t;
       last_position_residual = sample.residual_position;
       last_velocity_residual = sample.residual_velocity;
@@ -379,6 +410,11 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       }
     }
     summary.completed = !summary.interrupted;
+  } catch (const StopRequested& e) {
+    summary.interrupted = true;
+    std::ostringstream msg;
+    msg << "interrupted at t = " << e.time() << " s (last output row: t = " << summary.end_time << " s)";
+    summary.failure = msg.str();
   } catch (const ManifoldLossError& e) {
     summary.failure = e.what();
   } catch (const NumericalError& e) {
@@ -469,17 +505,38 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
   const RunConfig& cfg = run.config;
   const ResultLayout layout = make_layout(run, run_file_text);
   Hdf5ResultWriter h5(cfg.output.hdf5, layout, cfg.output.flush_rows);
-  h5.set_attribute("status", "running");
+  // On disk at once: a process killed before its first flush leaves a file that says so.
+  h5.set_attribute("status", "running (or ended without recording its end: killed, crashed or "
+                             "power lost; process " + std::to_string(::getpid()) + ")");
+  h5.flush();
   std::optional<CsvResultWriter> csv;
-  if (!cfg.output.csv.empty()) csv.emplace(cfg.output.csv, layout);
-
-  RunSummary summary = integrate(run, [&](const OutputSample& s) {
-    const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
-                        s.residual_velocity, s.correction, s.energy,
-                        s.outputs.size() > 0 ? s.outputs.data() : nullptr};
-    h5.append(row);
-    if (csv) csv->append(row);
-  });
+  RunSummary summary;
+  try {
+    if (!cfg.output.csv.empty()) csv.emplace(cfg.output.csv, layout);
+    summary = integrate(run, [&](const OutputSample& s) {
+      const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
+                          s.residual_velocity, s.correction, s.energy,
+                          s.outputs.size() > 0 ? s.outputs.data() : nullptr};
+      h5.append(row);
+      if (csv) csv->append(row);
+    });
+  } catch (const std::exception& e) {
+    // An error that is not the run's own (a full disk, an unwritable CSV, …): the status says
+    // what happened, the rows so far stay in the staging files and the earlier results under the
+    // requested names are left as they were.
+    try {
+      h5.set_attribute("status", std::string("failed: ") + e.what());
+    } catch (const std::exception&) {
+      // the disk may be full
+    }
+    std::string kept = "; the rows written so far are in '" + h5.staging_path() + "'";
+    h5.abandon();
+    if (csv) csv->abandon();
+    if (csv) kept += " and '" + csv->path() + ".partial'";
+    kept += " (earlier files of the requested names are unchanged)";
+    if (dynamic_cast<const InputError*>(&e) != nullptr) throw InputError(e.what() + kept);
+    throw std::runtime_error(e.what() + kept);
+  }
   const std::string status = summary.completed ? "completed"
                              : summary.interrupted ? "interrupted: " + summary.failure
                                                    : "failed: " + summary.failure;

@@ -75,9 +75,14 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink);
 /// `run_file_text` is stored verbatim as an attribute.
 RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text);
 
-/// Requests a running integrate() to stop at its next output time (used by signal handlers).
+/// Requests a running integrate() to stop within one step (used by signal handlers).
 void request_stop();
-/// Installs SIGINT/SIGTERM handlers that call request_stop().
+/// Installs SIGINT/SIGTERM/SIGHUP handlers that call request_stop(); a second signal of the same
+/// kind ends the process with the default action.
 void install_stop_signal_handlers();
+/// True once a stop was requested (by a signal or request_stop()) until clear_stop_request():
+/// a request made before integrate() starts stops it at once (Ctrl-C while a model builds).
+bool stop_requested();
+void clear_stop_request();
 
 }  // namespace gmbd

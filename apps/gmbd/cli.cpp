@@ -4,6 +4,9 @@
 #include "apps/gmbd/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -23,6 +26,54 @@ void configure_logging(bool verbose, bool quiet) {
   logger->set_pattern("[%H:%M:%S] [%^%l%$] %v");
   spdlog::set_default_logger(logger);
   spdlog::set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::warn : spdlog::level::info);
+}
+
+// "expected a number > 0, got -1": CLI11's own range validators print the range bounds in full
+// (a 309-digit upper bound for doubles).
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(x) || !(x > 0.0)) {
+          return "expected a finite number > 0, got '" + text + "'";
+        }
+        return "";
+      },
+      "NUMBER > 0");
+}
+
+CLI::Validator whole_number(long minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long x = std::strtoll(text.c_str(), &end, 10);
+        if (end == text.c_str() || *end != '\0' || errno == ERANGE || x < minimum) {
+          return "expected a whole number ≥ " + std::to_string(minimum) + ", got '" + text + "'";
+        }
+        return "";
+      },
+      "INTEGER ≥ " + std::to_string(minimum));
+}
+
+// The first argument that is not a global flag must name a command: a typo gets the list, not
+// CLI11's "A subcommand is required".
+std::string unknown_command(int argc, char** argv, const CLI::App& app) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.empty() || arg[0] == '-') {
+      if (arg == "--help" || arg == "-h" || arg == "--version") return "";
+      continue;
+    }
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == arg) return "";
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    return "unknown command '" + arg + "'; the commands are: " + names;
+  }
+  return "";
 }
 
 }  // namespace
@@ -61,8 +112,9 @@ int run_cli(int argc, char** argv) {
   drift_cmd->add_flag("--no-plot", drift.no_plot, "Skip the PNG plot");
   drift_cmd->add_option("--initial-conditions", drift.initial_conditions,
                         "Random initial conditions per integrator x stabilization x dt; the table "
-                        "reports maxima over them")->check(CLI::PositiveNumber)->capture_default_str();
-  drift_cmd->add_option("--seed", drift.seed, "Seed of the initial-condition draw")->capture_default_str();
+                        "reports maxima over them")->check(positive_number())->capture_default_str();
+  drift_cmd->add_option("--seed", drift.seed, "Seed of the initial-condition draw")
+      ->check(whole_number(0))->capture_default_str();
   drift_cmd->add_option("--vary", drift.vary,
                         "Values drawn per initial condition, comma-separated: KEY (the file's value "
                         "times U[-1,1]) or KEY=LO:HI (U[LO,HI]); default: the file's initial values")
@@ -121,17 +173,44 @@ int run_cli(int argc, char** argv) {
   lin_cmd->add_option("--noise", lin.noise, "Comma-separated position outputs that get thermal-noise spectra "
                                             "(needs loss functions)")->delimiter(',');
   lin_cmd->add_option("--temperature", lin.temperature, "Temperature for the thermal noise, K (default 293.15)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   lin_cmd->add_option("--viscous-at", lin.viscous_at, "Put structural losses into the state space as the "
                                                       "equivalent viscous damping at this frequency (Hz)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   lin_cmd->add_flag("--plot", lin.plot, "Bode plot and mode-shape charts as PNG (python3-matplotlib)");
   lin_cmd->add_option("--plot-file", lin.plot_path, "Bode PNG path (default: HDF5 path with .png)");
 
+  // Command-line errors exit with kUsage (2), whatever CLI11's own code for the kind of error.
+  const auto usage_error = [&](const std::string& message, const std::string& command) {
+    std::cerr << "gmbd: error: " << message << "\n"
+              << "Run 'gmbd " << (command.empty() ? "" : command + " ") << "--help' for the options.\n";
+    return kUsage;
+  };
+  if (const std::string unknown = unknown_command(argc, argv, app); !unknown.empty()) {
+    return usage_error(unknown, "");
+  }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string command;
+    for (const CLI::App* sub : app.get_subcommands()) command = sub->get_name();
+    return usage_error(e.what(), command);
+  }
+  if (verbose && quiet) return usage_error("-v (debug logging) and -q (warnings only) contradict each other; give one", "");
+  if (*info_cmd) {
+    if (!info.model.empty() && !info.file.empty()) {
+      return usage_error("give a run file or --model NAME, not both (the run file '" + info.file +
+                         "' would be ignored)", "info");
+    }
+    if (!info.model.empty() && !info.overrides.empty()) {
+      return usage_error("--set applies to a run file; with --model NAME it would be ignored", "info");
+    }
   }
   configure_logging(verbose, quiet);
 

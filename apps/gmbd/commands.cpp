@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "io/model_builder.hpp"
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
+#include "io/staged_file.hpp"
 #include "models/registry.hpp"
 
 namespace gmbd::cli {
@@ -133,11 +135,11 @@ std::string model_label(const RunConfig& config) {
 }
 
 int run_command(const RunArgs& args) {
+  install_stop_signal_handlers();  // before the model is built: a Ctrl-C then stops at the first row
   RunConfig config = load_run_config(args.file, args.overrides);
   if (!args.hdf5.empty()) config.output.hdf5 = args.hdf5;
   if (!args.csv.empty()) config.output.csv = args.csv;
   const PreparedRun run = prepare_run(config);
-  install_stop_signal_handlers();
   spdlog::info("running {} ({}, {} coordinates, {} constraints) with {} + {}, t = {} … {} s",
                config.name, model_label(config), run.built.model->nq(), run.built.model->n_constraints(),
                config.integrator.method, run.stabilization.name(), config.time.start, config.time.end);
@@ -340,8 +342,19 @@ struct DriftCell {
   const DriftMaxima& maxima() const { return failed < runs ? ok : all; }
 };
 
+// The drift tables, written under "<name>.partial" (io/staged_file.hpp) and renamed when the
+// study ends or is interrupted: an earlier table of the same name survives a crash.
 struct DriftOutputs {
+  std::optional<StagedFile> csv_file, per_ic_file;
   std::ofstream csv, per_ic;
+  void commit() {
+    csv.close();
+    if (csv_file) csv_file->commit();
+    if (per_ic.is_open()) {
+      per_ic.close();
+      per_ic_file->commit();
+    }
+  }
 };
 
 std::string csv_quote(const std::string& s) {
@@ -397,13 +410,15 @@ void run_drift_case(const RunConfig& ic_config, const std::string& method, const
 }
 
 void write_drift_headers(const DriftArgs& args, const std::vector<VariedValue>& varied, DriftOutputs& out) {
-  out.csv.open(args.csv);
+  out.csv_file.emplace(args.csv, "drift table");
+  out.csv.open(out.csv_file->staging_path());
   if (!out.csv) throw InputError("cannot write drift table '" + args.csv + "'");
   out.csv << "integrator,stabilization,dt,max_position_residual,max_velocity_residual,"
              "max_energy_error,max_correction,steps,rhs_evaluations,wall_seconds,status,"
              "initial_conditions,failed,total_wall_seconds,first_failure\n";
   if (args.per_ic_csv.empty()) return;
-  out.per_ic.open(args.per_ic_csv);
+  out.per_ic_file.emplace(args.per_ic_csv, "per-run drift table");
+  out.per_ic.open(out.per_ic_file->staging_path());
   if (!out.per_ic) throw InputError("cannot write per-initial-condition table '" + args.per_ic_csv + "'");
   out.per_ic << "integrator,stabilization,dt,initial_condition";
   for (const auto& vv : varied) out.per_ic << "," << vv.key;
@@ -425,12 +440,18 @@ void report_drift_cell(const std::string& method, const std::string& stab, doubl
                          method, stab, dt, m.g, m.gv, m.energy, m.correction, c.steps / n, c.rhs / n,
                          c.wall / n, c.failed == 0 ? "ok" : "failed", c.runs, c.failed, c.wall,
                          csv_quote(c.first_failure));
+  out.csv.flush();  // each finished cell is on disk (in the staging file) at once
+  if (out.per_ic.is_open()) out.per_ic.flush();
   if (c.failed > 0) spdlog::warn("{} {} dt={}: {}/{} runs failed; {}", method, stab, dt, c.failed, c.runs, c.first_failure);
 }
 
 }  // namespace
 
 int drift_command(const DriftArgs& args) {
+  install_stop_signal_handlers();
+  refuse_same_files({{"--csv", args.csv}, {"--per-run-csv", args.per_ic_csv},
+                     {"--plot", args.no_plot ? std::string() : args.plot}},
+                    {{"the run file", args.file}});
   const RunConfig base = load_run_config(args.file, args.overrides);
   for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {
@@ -453,26 +474,36 @@ int drift_command(const DriftArgs& args) {
                            "max|dE| [J]", "max corr", "steps", "wall [s]", "status");
   const size_t cells = args.integrators.size() * args.stabilizations.size() * args.dts.size();
   size_t done = 0;
+  bool interrupted = false;
   for (const auto& method : args.integrators) {
     IntegratorOptions probe = base.integrator;
     probe.method = method;
+    probe.dt = args.dts.front();  // the run file's dt (maybe 'auto') is replaced by --dt
     const bool adaptive = make_integrator(probe)->adaptive();
     for (const auto& stab : args.stabilizations) {
       for (double dt : args.dts) {
+        if (interrupted) break;
         DriftCell cell;
-        for (size_t k = 0; k < configs.size(); ++k) {
+        for (size_t k = 0; k < configs.size() && !interrupted; ++k) {
           run_drift_case(configs[k], method, stab, dt, adaptive, k, ics.empty() ? nullptr : &ics[k], cell, out);
+          interrupted = stop_requested();
         }
+        if (interrupted) break;  // an unfinished cell is not reported
         report_drift_cell(method, stab, dt, cell, out);
         spdlog::info("[{}/{}] {} {} dt={}: {} run(s), {} failed, {:.2f} s", ++done, cells, method, stab,
                      dt, cell.runs, cell.failed, cell.wall);
       }
     }
   }
-  out.csv.close();
+  const bool per_run_table = out.per_ic.is_open();
+  out.commit();
+  if (interrupted) {
+    std::cout << fmt::format("interrupted: {} of {} cells finished, written to {}\n", done, cells,
+                             fs::absolute(args.csv).string());
+    return kInterrupted;
+  }
   std::cout << "table written to " << fs::absolute(args.csv).string() << "\n";
-  if (out.per_ic.is_open()) {
-    out.per_ic.close();
+  if (per_run_table) {
     std::cout << "per-run table written to " << fs::absolute(args.per_ic_csv).string() << "\n";
   }
   if (!args.no_plot && run_plot_script("plot_drift.py", {args.csv, args.plot})) {

@@ -219,4 +219,35 @@ TEST_F(Cli, RisPlotScriptRejectsANonRisResult) {
   EXPECT_FALSE(fs::exists(dir_ / "sc.png"));
 }
 
+TEST_F(Cli, CommandLineErrorsExitWith2AndSayWhat) {
+  struct Case {
+    std::string args, message;
+  };
+  const std::string run_file = example("slider_crank.yaml");
+  const std::vector<Case> cases = {
+      {"frobnicate", "unknown command 'frobnicate'; the commands are: run, drift, info, models, demo, export, linearize"},
+      {"", "A subcommand is required"},
+      {"run " + run_file + " --stage 3", "The following arguments were not expected"},
+      {"run no_such_file.yaml", "File does not exist"},
+      {"-q -v models", "-v (debug logging) and -q (warnings only) contradict each other"},
+      {"drift " + run_file + " --dt 1e-3 --seed -5", "--seed: expected a whole number ≥ 0, got '-5'"},
+      {"drift " + run_file + " --dt abc", "Could not convert: --dt = abc"},
+      {"drift " + run_file + " --dt 1e-3 --initial-conditions 0", "--initial-conditions: expected a finite number > 0, got '0'"},
+      {"linearize " + run_file + " --temperature -1", "--temperature: expected a finite number > 0, got '-1'"},
+      {"info " + run_file + " --model simple_pendulum", "give a run file or --model NAME, not both"},
+      {"info --model simple_pendulum --set mass=2", "--set applies to a run file; with --model NAME it would be ignored"},
+  };
+  for (const Case& c : cases) {
+    const Result r = gmbd(c.args);
+    EXPECT_EQ(r.code, 2) << "gmbd " << c.args << "\n" << r.output;
+    EXPECT_CONTAINS(r.output, c.message);
+    EXPECT_CONTAINS(r.output, "--help' for the options");
+    // No 309-digit range bounds.
+    EXPECT_EQ(r.output.find("1797693134862315"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(gmbd("--help").code, 0);
+  EXPECT_EQ(gmbd("--version").code, 0);
+  EXPECT_EQ(gmbd("run --help").code, 0);
+}
+
 }  // namespace

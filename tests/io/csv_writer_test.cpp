@@ -119,8 +119,9 @@ TEST(CsvResultWriter, NonFiniteRowIsRejectedAndEarlierRowsKept) {
         EXPECT_NE(what.find(part), std::string::npos) << what << "\n  lacks: " << part;
       }
     }
-    // Flushed after every row: the file already holds both rows, and nothing of the third.
-    EXPECT_EQ(lines_of(path).size(), 3u);
+    // Flushed after every row: the file (under its staging name until close) already holds
+    // both rows, and nothing of the third.
+    EXPECT_EQ(lines_of(path + ".partial").size(), 3u);
   }
   const auto lines = lines_of(path);
   ASSERT_EQ(lines.size(), 3u);
@@ -191,7 +192,7 @@ TEST(ExportHdf5ToCsv, InterruptedFileExportsItsFlushedRows) {
   Vec q = Vec::Zero(2), v = Vec::Zero(2), lambda = Vec::Zero(1), none(0);
   Hdf5ResultWriter hw(h5, layout, 5);
   for (int k = 0; k < 12; ++k) hw.append(ResultRow{0.1 * k, q, v, lambda, none, 0, 0, 0, 0});
-  fs::copy_file(h5, copy);  // 10 rows on disk
+  fs::copy_file(hw.staging_path(), copy);  // 10 rows on disk (in the staging file until close)
   export_hdf5_to_csv(copy, csv);
   EXPECT_EQ(lines_of(csv).size(), 11u);
   hw.close();

@@ -291,15 +291,17 @@ TEST(Hdf5ResultWriter, FlushedRowsSurviveWithoutClose) {
   Hdf5ResultWriter w(path, test_layout(), 4);
   for (long k = 0; k < 6; ++k) w.append(rows.row(k));  // 4 flushed, 2 buffered
   // The bytes on disk now, as a crash would leave them (a copy: HDF5 would otherwise share
-  // the open file's in-memory state).
-  fs::copy_file(path, copy);
+  // the open file's in-memory state). Until close() the rows go to the staging file.
+  EXPECT_FALSE(fs::exists(path));
+  ASSERT_EQ(w.staging_path(), path + ".partial");
+  fs::copy_file(w.staging_path(), copy);
   {
     const File f(copy);
     ASSERT_GE(f.id(), 0);
     expect_rows(f, 4, rows);
   }
   w.flush();
-  fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
+  fs::copy_file(w.staging_path(), copy, fs::copy_options::overwrite_existing);
   {
     const File f(copy);
     ASSERT_GE(f.id(), 0);
@@ -328,7 +330,9 @@ TEST(Hdf5ResultWriter, KilledProcessKeepsFlushedRows) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
-  const File f(path);
+  // Killed before close(): the flushed rows are in the staging file, nothing at the path.
+  EXPECT_FALSE(fs::exists(path));
+  const File f(path + ".partial");
   ASSERT_GE(f.id(), 0);
   expect_rows(f, 8, rows);
 }

@@ -1,0 +1,174 @@
+// StagedFile: lock, write under "<path>.partial", fsync and rename; and the check that no output
+// names the same file as an input or another output.
+#include "io/staged_file.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <utility>
+
+#include "core/errors.hpp"
+
+namespace gmbd {
+namespace fs = std::filesystem;
+namespace {
+
+// The likeliest reason an output cannot be created in `path`'s directory, else strerror(error).
+std::string creation_failure(const std::string& path, int error) {
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::exists(parent, ec)) return "directory '" + parent.string() + "' does not exist";
+  if (!parent.empty() && !fs::is_directory(parent, ec)) return "'" + parent.string() + "' is not a directory";
+  if (error == EACCES || error == EPERM) {
+    return "no permission to create files in '" + (parent.empty() ? std::string(".") : parent.string()) + "'";
+  }
+  if (error == EROFS) return "the file system is read-only";
+  if (error == ENOSPC) return "no space left on the device";
+  return std::strerror(error);
+}
+
+// creation_failure plus the system's own words when they differ.
+std::string creation_failure_text(const std::string& path, int error) {
+  std::string reason = creation_failure(path, error);
+  const std::string system = std::strerror(error);
+  if (reason != system) reason += " (" + system + ")";
+  return reason;
+}
+
+}  // namespace
+
+std::string StagedFile::staging_path_of(const std::string& path) { return path + ".partial"; }
+
+StagedFile::StagedFile(std::string path, std::string what)
+    : path_(std::move(path)), staging_(staging_path_of(path_)), what_(std::move(what)) {
+  const std::string name = what_ + " '" + path_ + "'";
+  if (path_.empty()) throw InputError(what_ + ": empty file name");
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw InputError(name + ": cannot write the file: it is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      // A device, FIFO or terminal (/dev/stdout, /dev/full): there is nothing to replace, so
+      // it is written directly and commit() has nothing to rename.
+      staging_ = path_;
+      direct_ = true;
+      return;
+    }
+    if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
+      throw InputError(name + ": the existing file is read-only; refusing to replace it (make it "
+                       "writable or choose another output name); nothing was written");
+    }
+  }
+  fd_ = ::open(staging_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    const int error = errno;
+    throw InputError(name + ": cannot create the file: " + creation_failure_text(staging_, error));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    release();
+    if (error == EWOULDBLOCK) {
+      throw InputError(name + ": another process is writing it (its staging file '" + staging_ +
+                       "' is locked); nothing was written");
+    }
+    throw InputError(name + ": cannot lock '" + staging_ + "': " + std::strerror(error));
+  }
+  // A staging file left by a killed writer is reused from empty.
+  if (::ftruncate(fd_, 0) != 0) {
+    const int error = errno;
+    release();
+    throw InputError(name + ": cannot empty '" + staging_ + "': " + std::strerror(error));
+  }
+}
+
+StagedFile::~StagedFile() { release(); }
+
+StagedFile::StagedFile(StagedFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      staging_(std::move(other.staging_)),
+      what_(std::move(other.what_)),
+      fd_(std::exchange(other.fd_, -1)),
+      committed_(other.committed_),
+      direct_(other.direct_) {}
+
+StagedFile& StagedFile::operator=(StagedFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    path_ = std::move(other.path_);
+    staging_ = std::move(other.staging_);
+    what_ = std::move(other.what_);
+    fd_ = std::exchange(other.fd_, -1);
+    committed_ = other.committed_;
+    direct_ = other.direct_;
+  }
+  return *this;
+}
+
+void StagedFile::release() noexcept {
+  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the lock
+  fd_ = -1;
+}
+
+void StagedFile::commit() {
+  if (committed_) return;
+  if (direct_) {
+    committed_ = true;
+    return;
+  }
+  if (fd_ < 0) throw std::logic_error(what_ + " '" + path_ + "': commit() without a staging file");
+  const std::string kept = "; the data is in '" + staging_ + "' and '" + path_ + "' was left as it was";
+  // The data must be on disk before the name points at it, or power loss could leave an empty file.
+  if (::fsync(fd_) != 0) {
+    const int error = errno;
+    throw std::runtime_error(what_ + " '" + path_ + "': cannot sync '" + staging_ + "' to disk: " +
+                             std::strerror(error) + kept);
+  }
+  if (::rename(staging_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    throw std::runtime_error(what_ + " '" + path_ + "': cannot rename '" + staging_ + "' onto it: " +
+                             std::strerror(error) + kept);
+  }
+  committed_ = true;
+  // Best effort: make the rename itself durable.
+  const fs::path parent = fs::path(path_).parent_path();
+  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  release();
+}
+
+void refuse_same_files(const std::vector<std::pair<std::string, std::string>>& outputs,
+                       const std::vector<std::pair<std::string, std::string>>& inputs) {
+  const auto identity = [](const std::string& p) {
+    std::error_code ec;
+    fs::path resolved = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    return ec ? fs::path(p).lexically_normal() : resolved;
+  };
+  const auto same = [&](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return identity(a) == identity(b) || (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec) && !ec);
+  };
+  const auto refuse = [](const std::pair<std::string, std::string>& a, const std::pair<std::string, std::string>& b) {
+    throw InputError(a.first + " '" + a.second + "' and " + b.first + " '" + b.second +
+                     "' are the same file: writing one would destroy the other; choose another "
+                     "name; nothing was written");
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].second.empty()) continue;
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[j].second.empty() && same(outputs[i].second, outputs[j].second)) refuse(outputs[i], outputs[j]);
+    }
+    for (const auto& input : inputs) {
+      if (!input.second.empty() && same(outputs[i].second, input.second)) refuse(outputs[i], input);
+    }
+  }
+}
+
+}  // namespace gmbd

@@ -1,0 +1,303 @@
+// Fault injection against the gmbd executable: signals (SIGINT, SIGTERM, SIGHUP between far-apart
+// rows, SIGKILL before the first flush), two writers on one output, read-only outputs, outputs
+// named like inputs, a full disk (a small tmpfs, root only) and corrupt result files. Each test
+// checks that results are kept, readable and say what happened, and that earlier files survive.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/cli_runner.hpp"
+
+extern char** environ;
+
+namespace {
+namespace fs = std::filesystem;
+using gmbd::test::h5_rows;
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
+
+// A pendulum run that would take hours: rows 1e6 s apart, so only the in-step stop check can
+// honour a signal.
+constexpr const char* kEndless = R"(name: endless
+model: {type: simple_pendulum, parameters: {theta0: 1.0}}
+integrator: {method: rk4, dt: 1.0e-5}
+stabilization: {method: dsc}
+time: {end: 1.0e6, output_interval: 1.0e6}
+output: {hdf5: endless.h5}
+)";
+
+constexpr const char* kShort = R"(name: short
+model: {type: simple_pendulum, parameters: {theta0: 1.0}}
+integrator: {method: rk4, dt: 1.0e-3}
+stabilization: {method: dsc}
+time: {end: 1.0, output_interval: 0.01}
+output: {hdf5: short.h5}
+)";
+
+class FaultInjection : public gmbd::test::GmbdCliTest {
+ protected:
+  FaultInjection() : GmbdCliTest("gmbd_faults_") {}
+
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(dir_ / name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  // Starts `gmbd args…` in the test directory, output to <log>; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args, const std::string& log) const {
+    std::vector<std::string> argv_storage = {GMBD_EXE};
+    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_storage) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string log_path = (dir_ / log).string();
+    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const std::string here = dir_.string();
+    posix_spawn_file_actions_addchdir_np(&actions, here.c_str());
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, GMBD_EXE, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(rc, 0);
+    return pid;
+  }
+
+  // Waits for `pid` (at most `limit`); the raw wait status, or -1 if it is still running
+  // (then it is killed).
+  static int wait_for(pid_t pid, std::chrono::seconds limit = std::chrono::seconds(60)) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (std::chrono::steady_clock::now() < until) {
+      if (waitpid(pid, &status, WNOHANG) == pid) return status;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+  }
+
+  // Waits until `name` exists in the test directory (the run has started writing).
+  bool wait_for_file(const std::string& name) const {
+    for (int i = 0; i < 3000; ++i) {
+      if (fs::exists(dir_ / name)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  static std::string status_of(const std::string& path) {
+    std::string status;
+    h5_rows(path, &status);
+    return status;
+  }
+
+  // A signal between far-apart output rows ends the run with exit code 130; the rows written so
+  // far are kept under the requested name with status "interrupted".
+  void expect_signal_stops_run(int signal_number) {
+    write("endless.yaml", kEndless);
+    const pid_t pid = spawn({"run", "endless.yaml"}, "run.log");
+    ASSERT_TRUE(wait_for_file("endless.h5.partial"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, signal_number);
+    const int status = wait_for(pid);
+    ASSERT_NE(status, -1) << "the run ignored signal " << signal_number << ":\n" << read("run.log");
+    ASSERT_TRUE(WIFEXITED(status)) << read("run.log");
+    EXPECT_EQ(WEXITSTATUS(status), 130) << read("run.log");
+    const std::string path = (dir_ / "endless.h5").string();
+    EXPECT_EQ(h5_rows(path), 1);  // the start row; the next one was 1e6 s away
+    EXPECT_EQ(status_of(path).rfind("interrupted: interrupted at t = ", 0), 0u) << status_of(path);
+    EXPECT_FALSE(fs::exists(dir_ / "endless.h5.partial"));
+  }
+};
+
+TEST_F(FaultInjection, SigintBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGINT); }
+TEST_F(FaultInjection, SigtermBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGTERM); }
+TEST_F(FaultInjection, SighupBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGHUP); }
+
+TEST_F(FaultInjection, SigkillLeavesThePreviousResultAndAStagingFileThatSaysSo) {
+  write("short.yaml", kShort);
+  ASSERT_EQ(gmbd("run short.yaml -o endless.h5").code, 0);
+  ASSERT_EQ(status_of((dir_ / "endless.h5").string()), "completed");
+  write("endless.yaml", kEndless);
+  const pid_t pid = spawn({"run", "endless.yaml"}, "run.log");
+  ASSERT_TRUE(wait_for_file("endless.h5.partial"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGKILL);
+  wait_for(pid);
+  // The earlier result is untouched; the killed run's file is readable and says it never ended.
+  EXPECT_EQ(h5_rows((dir_ / "endless.h5").string()), 101);
+  EXPECT_EQ(status_of((dir_ / "endless.h5").string()), "completed");
+  const std::string partial = (dir_ / "endless.h5.partial").string();
+  EXPECT_EQ(h5_rows(partial), 0);
+  EXPECT_CONTAINS(status_of(partial), "ended without recording its end: killed, crashed or power lost");
+  // The next run reuses the stale staging file.
+  EXPECT_EQ(gmbd("run short.yaml -o endless.h5").code, 0);
+  EXPECT_FALSE(fs::exists(partial));
+}
+
+TEST_F(FaultInjection, SecondWriterOfOneOutputIsRefusedAndTheFirstCompletes) {
+  write("short.yaml", kShort);
+  write("endless.yaml", kEndless);
+  ASSERT_EQ(gmbd("run short.yaml -o endless.h5").code, 0);
+  const pid_t pid = spawn({"run", "endless.yaml"}, "run.log");
+  ASSERT_TRUE(wait_for_file("endless.h5.partial"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const Result second = gmbd("run short.yaml -o endless.h5");
+  EXPECT_EQ(second.code, 1) << second.output;
+  EXPECT_CONTAINS(second.output, "another process is writing it");
+  EXPECT_CONTAINS(second.output, "nothing was written");
+  // Meanwhile the earlier file stays readable.
+  EXPECT_EQ(status_of((dir_ / "endless.h5").string()), "completed");
+  kill(pid, SIGINT);
+  const int status = wait_for(pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(status_of((dir_ / "endless.h5").string()).rfind("interrupted", 0), 0u);
+}
+
+TEST_F(FaultInjection, ReadOnlyOutputIsNeverReplaced) {
+  write("short.yaml", kShort);
+  ASSERT_EQ(gmbd("run short.yaml -o kept.h5").code, 0);
+  const fs::path kept = dir_ / "kept.h5";
+  const auto size = fs::file_size(kept);
+  fs::permissions(kept, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const Result r = gmbd("run short.yaml -o kept.h5 --set time.end=0.5");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "the existing file is read-only; refusing to replace it");
+  EXPECT_EQ(fs::file_size(kept), size);
+  EXPECT_EQ(h5_rows(kept.string()), 101);
+}
+
+TEST_F(FaultInjection, OutputsNamedLikeInputsAreRefusedBeforeAnythingIsWritten) {
+  const std::string run_file = write("short.yaml", kShort);
+  const std::string text = read("short.yaml");
+  Result r = gmbd("run short.yaml -o short.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "are the same file");
+  EXPECT_EQ(read("short.yaml"), text);
+  r = gmbd("run short.yaml -o a.h5 --csv ./a.h5");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "output.hdf5 (-o) 'a.h5' and output.csv (--csv) './a.h5' are the same file");
+  EXPECT_FALSE(fs::exists(dir_ / "a.h5"));
+  ASSERT_EQ(gmbd("run short.yaml -o x.h5").code, 0);
+  const auto size = fs::file_size(dir_ / "x.h5");
+  r = gmbd("export x.h5 -o x.h5");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "are the same file");
+  EXPECT_EQ(fs::file_size(dir_ / "x.h5"), size);
+  EXPECT_EQ(h5_rows((dir_ / "x.h5").string()), 101);
+  r = gmbd("drift short.yaml --dt 1e-3 --no-plot --csv short.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "are the same file");
+  EXPECT_EQ(read("short.yaml"), text);
+}
+
+TEST_F(FaultInjection, CorruptResultFilesAreErrorsNotCrashes) {
+  write("short.yaml", kShort);
+  ASSERT_EQ(gmbd("run short.yaml -o good.h5").code, 0);
+  // Truncated, zero-filled in the middle, garbage, empty.
+  std::string bytes;
+  {
+    std::ifstream in(dir_ / "good.h5", std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    bytes = s.str();
+  }
+  std::ofstream(dir_ / "truncated.h5", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::string holed = bytes;
+  for (size_t i = 600; i < std::min<size_t>(holed.size(), 4000); ++i) holed[i] = '\0';
+  std::ofstream(dir_ / "holed.h5", std::ios::binary) << holed;
+  std::ofstream(dir_ / "garbage.h5", std::ios::binary) << "\x89HDF\r\n\x1a\n garbage";
+  std::ofstream(dir_ / "empty.h5", std::ios::binary);
+  for (const char* name : {"truncated.h5", "holed.h5", "garbage.h5", "empty.h5"}) {
+    const Result r = gmbd(std::string("export ") + name + " -o out.csv");
+    EXPECT_EQ(r.code, 1) << name << ":\n" << r.output;
+    EXPECT_CONTAINS(r.output, std::string("results file '") + name + "'");
+  }
+}
+
+TEST_F(FaultInjection, FullDiskKeepsThePreviousFileAndSaysWhy) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs (fault injection of a full disk)";
+  const fs::path small = dir_ / "small";
+  fs::create_directories(small);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=96k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << ")";
+  }
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{small};
+  write("short.yaml", kShort);
+  ASSERT_EQ(gmbd("run short.yaml -o small/result.h5 --set time.end=0.1").code, 0);
+  ASSERT_EQ(h5_rows((small / "result.h5").string()), 11);
+  // 100,000 rows cannot fit in what is left of 96 KiB.
+  const Result r = gmbd("run short.yaml -o small/result.h5 --csv small/result.csv --set time.end=1000 "
+                        "--set integrator.dt=0.01");
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_GE(r.code, 1) << "crashed: " << r.output;
+  EXPECT_LE(r.code, 3) << r.output;
+  EXPECT_CONTAINS(r.output, "result");
+  EXPECT_EQ(r.output.find("Segmentation"), std::string::npos) << r.output;
+  EXPECT_EQ(h5_rows((small / "result.h5").string()), 11) << "the earlier result was damaged";
+  EXPECT_CONTAINS(r.output, "No space left on device");
+  EXPECT_CONTAINS(r.output, "the rows written so far are in 'small/result.h5.partial'");
+  // The HDF5 file alone filling the disk, then a disk with no room to create anything.
+  fs::remove(small / "result.csv.partial");
+  const Result h5_only = gmbd("run short.yaml -o small/result.h5 --set time.end=1000 --set integrator.dt=0.01");
+  EXPECT_GE(h5_only.code, 1) << h5_only.output;
+  EXPECT_LE(h5_only.code, 3) << h5_only.output;
+  EXPECT_EQ(h5_rows((small / "result.h5").string()), 11) << "the earlier result was damaged";
+  { std::ofstream filler(small / "filler", std::ios::binary); filler << std::string(200000, 'x'); }
+  const Result no_room = gmbd("run short.yaml -o small/other.h5");
+  EXPECT_GE(no_room.code, 1) << no_room.output;
+  EXPECT_LE(no_room.code, 3) << no_room.output;
+  EXPECT_CONTAINS(no_room.output, "small/other.h5");
+  EXPECT_EQ(h5_rows((small / "result.h5").string()), 11);
+}
+
+TEST_F(FaultInjection, DriftStopsOnSigintAndKeepsTheFinishedCells) {
+  write("endless.yaml", kEndless);
+  const pid_t pid = spawn({"drift", "endless.yaml", "--dt", "1e-3,1e-5", "--integrator", "rk4",
+                           "--stabilization", "dsc", "--no-plot", "--set", "time.end=20",
+                           "--set", "time.output_interval=1"},
+                          "drift.log");
+  // The first cell (dt = 1e-3, 20 s) finishes quickly; the second (2e6 steps … ) is interrupted.
+  for (int i = 0; i < 3000 && read("drift.log").find("[1/2]") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(pid, SIGINT);
+  const int status = wait_for(pid);
+  ASSERT_TRUE(WIFEXITED(status)) << read("drift.log");
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read("drift.log");
+  EXPECT_CONTAINS(read("drift.log"), "interrupted: 1 of 2 cells finished");
+  const std::string table = read("drift.csv");
+  EXPECT_CONTAINS(table, "rk4,dsc,0.001");
+  EXPECT_EQ(table.find("rk4,dsc,1.0000000000000001e-05"), std::string::npos) << table;
+}
+
+}  // namespace
