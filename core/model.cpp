@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/name_text.hpp"
 
 namespace gmbd {
 
@@ -35,7 +36,7 @@ int Model::coordinate_index(std::string_view name) const {
     if (coordinates_[static_cast<size_t>(i)].name == name) return i;
   }
   std::ostringstream msg;
-  msg << "unknown coordinate '" << name << "' for model " << type() << "; expected one of:";
+  msg << "unknown coordinate '" << name << "'" << non_ascii_note(name) << " for model " << type() << "; expected one of:";
   for (const auto& c : coordinates_) msg << ' ' << c.name;
   throw InputError(msg.str());
 }

@@ -371,7 +371,8 @@ void ExplicitRk::step_adaptive() {
     }
     const double h = std::min(h_, options_.max_step);
     if (h < options_.min_step || t_ + h == t_) {
-      fail(std::string("step size fell below min_step = ") + fmt(options_.min_step) + ": " + reason,
+      fail(std::string("step size fell below min_step = ") + fmt(options_.min_step) + ": " + reason +
+               " (tolerances rtol = " + fmt(options_.rtol) + ", atol = " + fmt(options_.atol) + ")",
            h);
     }
     const double err = attempt_step(h);

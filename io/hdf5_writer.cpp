@@ -79,6 +79,9 @@ void check_vector(const std::string& sink, double time, const char* dataset, CVe
   }
 }
 
+/// Largest row buffer, in bytes (all datasets together).
+constexpr size_t kMaxBufferBytes = size_t{32} << 20;
+
 /// Largest chunk, in bytes, the writer asks for (a chunk is flush_rows rows unless larger).
 constexpr size_t kMaxChunkBytes = size_t{4} << 20;
 
@@ -347,7 +350,12 @@ Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& 
 
   impl_->path = path;
   impl_->layout = layout;
-  impl_->flush_rows = flush_rows;
+  // The row buffers never exceed kMaxBufferBytes: an absurd flush_rows means earlier flushes,
+  // not gigabytes allocated up front.
+  const size_t row_bytes = sizeof(double) * (1 + 2 * layout.coordinates.size() + layout.constraints.size() +
+                                             layout.states.size() + 4 + layout.outputs.size());
+  impl_->flush_rows = static_cast<int>(std::min<size_t>(static_cast<size_t>(flush_rows),
+                                                        std::max<size_t>(1, kMaxBufferBytes / row_bytes)));
   const SilenceHdf5Errors silence;
   impl_->create_file();
   try {

@@ -62,7 +62,8 @@ class Hdf5ResultWriter {
  public:
   /// Creates the file with every dataset at zero rows and the layout's attributes, under
   /// "<path>.partial" (locked against a second writer; io/staged_file.hpp) until close() renames
-  /// it onto `path`: an earlier file at `path` survives every failure before that.
+  /// it onto `path`: an earlier file at `path` survives every failure before that. The row
+  /// buffers hold at most 32 MiB: a larger flush_rows flushes when they are full.
   /// Throws InputError naming the path and the reason (missing directory, permission, …) if
   /// the file cannot be created, std::invalid_argument if flush_rows < 1.
   Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows = 256);

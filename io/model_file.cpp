@@ -21,8 +21,12 @@
 
 #include "core/errors.hpp"
 #include "io/suggest.hpp"
+#include "io/text_checks.hpp"
+#include "io/yaml_document.hpp"
 
 namespace gmbd {
+using io_detail::load_one_document;
+
 namespace {
 
 using SymbolMap = std::map<std::string, double, std::less<>>;
@@ -201,7 +205,7 @@ class ExpressionParser {
     const std::string got = at_end() ? "the end of the expression"
                                      : "'" + std::string(1, text_[pos_]) + "'";
     throw InputError(prefix(where_) + "syntax error at character " + std::to_string(pos_ + 1) +
-                     " of '" + std::string(text_) + "': expected " + expected + ", got " + got);
+                     " of '" + shown_text() + "': expected " + expected + ", got " + got);
   }
 
   void skip_space() {
@@ -252,7 +256,36 @@ class ExpressionParser {
   void emit(Op op) { emit({op, 0, 0, 0.0}, op == Op::kNegate ? 1 : 2); }
 
   // ---- grammar --------------------------------------------------------------------------
+  /// Deepest nesting of parentheses, calls and exponents: recursion is bounded, so absurd input
+  /// gets a message instead of a stack overflow.
+  static constexpr int kMaxNesting = 500;
+  class Nesting {
+   public:
+    explicit Nesting(ExpressionParser& parser) : parser_(parser) {
+      if (++parser_.depth_ > kMaxNesting) {
+        throw InputError(prefix(parser_.where_) + "the expression '" + parser_.shown_text() +
+                         "' is nested more than " + std::to_string(kMaxNesting) +
+                         " levels deep (parentheses, calls, exponents) at character " +
+                         std::to_string(parser_.pos_ + 1));
+      }
+    }
+    ~Nesting() { --parser_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    ExpressionParser& parser_;
+  };
+
+  /// The expression as messages show it: long ones shortened around nothing in particular.
+  std::string shown_text() const {
+    if (text_.size() <= 160) return std::string(text_);
+    return std::string(text_.substr(0, 100)) + " … " + std::string(text_.substr(text_.size() - 40)) +
+           " (" + std::to_string(text_.size()) + " characters)";
+  }
+
   void expr() {
+    const Nesting nesting(*this);
     term();
     for (;;) {
       if (accept('+')) {
@@ -285,20 +318,24 @@ class ExpressionParser {
     }
   }
 
+  // Signs are counted in a loop, not by recursion: a million of them cannot overflow the stack.
   void unary() {
-    if (accept('-')) {
-      unary();
-      emit(Op::kNegate);
-    } else if (accept('+')) {
-      unary();
-    } else {
-      power();
+    bool negative = false;
+    for (;;) {
+      if (accept('-')) {
+        negative = !negative;
+      } else if (!accept('+')) {
+        break;
+      }
     }
+    power();
+    if (negative) emit(Op::kNegate);
   }
 
   void power() {
     primary();
     if (accept_power()) {
+      const Nesting nesting(*this);  // an exponent nests: 2^2^2^… recurses
       unary();
       emit(Op::kPower);
     }
@@ -374,7 +411,7 @@ class ExpressionParser {
     if (call) {
       pos_ = start;
       throw InputError(prefix(where_) + "unknown function '" + id + "' at character " +
-                       std::to_string(start + 1) + " of '" + std::string(text_) +
+                       std::to_string(start + 1) + " of '" + shown_text() +
                        "' (functions: " + function_names() + ")");
     }
     pos_ = after;
@@ -406,7 +443,7 @@ class ExpressionParser {
       throw InputError(prefix(where_) + "function '" + std::string(f.name) + "' takes " + takes +
                        " (" + std::string(f.signature) + "), got " + std::to_string(count) +
                        " at character " + std::to_string(start + 1) + " of '" +
-                       std::string(text_) + "'");
+                       shown_text() + "'");
     }
     const auto index = static_cast<std::uint8_t>(&f - kFunctions);
     emit({Op::kCall, index, static_cast<std::uint32_t>(count), 0.0}, count);
@@ -426,7 +463,7 @@ class ExpressionParser {
     if (const auto it = symbols_->find(id); it != symbols_->end()) return emit_constant(it->second);
     if (id == "pi") return emit_constant(std::numbers::pi);
     if (id == "e") return emit_constant(std::numbers::e);
-    throw InputError(prefix(where_) + "unknown symbol '" + id + "' in '" + std::string(text_) +
+    throw InputError(prefix(where_) + "unknown symbol '" + id + "' in '" + shown_text() +
                      "'" + known_symbols(id));
   }
 
@@ -450,6 +487,7 @@ class ExpressionParser {
   std::string_view variable_;
   std::vector<Instruction> code_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 /// The YAML spellings of infinity and NaN (.inf, -.inf, .nan, any case), so that `mass: .inf`
@@ -1064,8 +1102,9 @@ class ModelFileParser {
 };
 
 YAML::Node load_yaml(const std::string& text, const std::string& source) {
+  check_config_text(text, source, "model file");
   try {
-    return YAML::Load(text);
+    return load_one_document(text, source, "model file");
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) throw InputError(source + ": malformed YAML: " + e.msg);
     throw InputError(location(source, e.mark.line + 1) + ": malformed YAML: " + e.msg +

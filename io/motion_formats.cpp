@@ -1192,6 +1192,13 @@ std::vector<MotionChannel> read_csv_motion(const std::string& path,
   // Time column: uniform spacing, dt = (t_last − t_0)/(n − 1).
   double dt = options.dt;
   const auto tc = options.time_column;
+  if (tc >= 0 && ncols == 1) {
+    throw InputError(std::string(who) + ": " + path + ": expected at least one acceleration column; the "
+                     "file has one column and time_column is " + std::to_string(tc) +
+                     ", so it would be read as the time column; a one-column record "
+                     "holds accelerations only and needs its sample interval: add a time column (t, a) or read it "
+                     "with dt given and no time column (read_csv_motion)");
+  }
   if (tc >= 0) {
     if (static_cast<size_t>(tc) >= ncols)
       throw InputError(std::string(who) + ": " + path + ": time_column: expected < " +

@@ -19,8 +19,12 @@
 #include "core/errors.hpp"
 #include "io/model_file.hpp"
 #include "io/suggest.hpp"
+#include "io/text_checks.hpp"
+#include "io/yaml_document.hpp"
 
 namespace gmbd {
+using io_detail::load_one_document;
+
 namespace {
 
 
@@ -475,7 +479,13 @@ void read_inputs(const Reader& r, const YAML::Node& node, std::vector<InputConfi
     if (const YAML::Node* n = s.get("component")) in.component = r.string(*n, s.child("component"), "a component name", false);
     if (const YAML::Node* n = s.get("scale")) in.scale = r.number(*n, s.child("scale"));
     if (const YAML::Node* n = s.get("peak")) in.peak = r.positive(*n, s.child("peak"));
-    if (const YAML::Node* n = s.get("peak_g")) in.peak = 9.80665 * r.positive(*n, s.child("peak_g"));
+    if (const YAML::Node* n = s.get("peak_g")) {
+      if (const YAML::Node* both = s.get("peak")) {
+        r.fail(*n, s.child("peak_g"), "either peak (m/s²) or peak_g (g), got both (peak: " +
+                                          describe(*both) + ", peak_g: " + describe(*n) + ")");
+      }
+      in.peak = 9.80665 * r.positive(*n, s.child("peak_g"));
+    }
     if (const YAML::Node* n = s.get("synthetic")) {
       in.synthetic = true;
       const auto syn = r.section(*n, s.child("synthetic"), {"seed", "tau", "dt", "duration"});
@@ -655,7 +665,8 @@ std::string apply_override(YAML::Node& root, const std::string& assignment) {
 
   YAML::Node value;
   try {
-    value = YAML::Load(value_text);
+    check_config_text(value_text, "--set '" + assignment + "'", "value");
+    value = load_one_document(value_text, "--set '" + assignment + "'", "value");
   } catch (const YAML::Exception& e) {
     throw InputError("--set '" + assignment + "': the value '" + value_text +
                      "' is not valid YAML (column " + std::to_string(e.mark.column + 1) + ": " +
@@ -681,9 +692,10 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
   config.overrides = overrides;
 
   // Syntax.
+  check_config_text(yaml_text, source, "run file");
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    root = load_one_document(yaml_text, source, "run file");
   } catch (const YAML::Exception& e) {
     std::string where = source;
     if (!e.mark.is_null()) {

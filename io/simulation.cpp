@@ -174,6 +174,28 @@ void refuse_outputs_over_inputs(const RunConfig& cfg) {
   refuse_same_files({{"output.hdf5 (-o)", cfg.output.hdf5}, {"output.csv (--csv)", cfg.output.csv}}, inputs);
 }
 
+// Integrator settings that cannot work, named with the run file's fields; true for an adaptive
+// method.
+bool check_integrator_settings(const RunConfig& cfg) {
+  IntegratorOptions probe = cfg.integrator;
+  if (probe.dt == 0.0) probe.dt = 1.0;  // 'auto': judged below with the method known
+  const bool adaptive = make_integrator(probe)->adaptive();
+  const IntegratorOptions& o = cfg.integrator;
+  if (!adaptive && o.dt == 0.0) {
+    throw InputError(cfg.source + ": integrator.dt: 'auto' lets an adaptive method (rk45, bs32, ida, "
+                     "ida-index3, cvode-bdf, cvode-adams) choose its first step; the fixed-step method " +
+                     o.method + " needs a step in s, e.g. dt: 1.0e-3");
+  }
+  if (adaptive && o.rtol < 1e-15) {
+    std::ostringstream msg;
+    msg << cfg.source << ": integrator.rtol = " << o.rtol << ": expected ≥ 1e-15; a relative "
+        << "tolerance below the round-off of double precision (2.2e-16) cannot be met, so the step "
+           "size would collapse (atol = " << o.atol << ")";
+    throw InputError(msg.str());
+  }
+  return adaptive;
+}
+
 // Settings that are valid but lose information the user may not expect to lose.
 void warn_about_lost_detail(const RunConfig& cfg, const PreparedRun& run, bool adaptive) {
   const double span = cfg.time.end - cfg.time.start;
@@ -308,7 +330,7 @@ PreparedRun prepare_run(const RunConfig& config) {
     run.projected = true;
   }
   refuse_outputs_over_inputs(config);
-  const bool adaptive = make_integrator(config.integrator)->adaptive();
+  const bool adaptive = check_integrator_settings(config);
   make_output_grid(config, adaptive);
   warn_about_lost_detail(config, run, adaptive);
   run.z0 = Vec::Zero(2 * nq + model.nz());

@@ -7,7 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include "io/text_checks.hpp"
+
 namespace gmbd::io_detail {
+
+using gmbd::non_ascii_note;
 
 /// Levenshtein distance between two short names.
 inline size_t edit_distance(std::string_view a, std::string_view b) {
@@ -41,7 +45,7 @@ inline std::string suggestion(std::string_view given, const std::vector<std::str
       best = v;
     }
   }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+  return non_ascii_note(given) + (best.empty() ? "" : " (did you mean '" + best + "'?)");
 }
 
 }  // namespace gmbd::io_detail

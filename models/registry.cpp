@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/name_text.hpp"
 #include "models/mirror.hpp"
 #include "models/nlink_pendulum.hpp"
 #include "models/ris.hpp"
@@ -83,7 +84,7 @@ const ModelInfo& find_model(std::string_view name) {
   std::lock_guard lock(user.mutex);
   if (const ModelInfo* info = lookup_locked(name, user)) return *info;
   std::ostringstream msg;
-  msg << "unknown model '" << name << "'; expected one of:";
+  msg << "unknown model '" << name << "'" << non_ascii_note(name) << "; expected one of:";
   for (const auto& info : builtin_models()) msg << ' ' << info.name;
   for (const auto& info : user.entries) msg << ' ' << info.name;
   throw InputError(msg.str());

@@ -112,6 +112,16 @@ std::string read_text(const std::string& path) {
   return buffer.str();
 }
 
+void check_output_directory(const std::string& path, const std::string& option) {
+  const fs::path parent = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    throw InputError(option + " " + path + ": directory '" + parent.string() +
+                     (fs::exists(parent, ec) ? "' is not a directory" : "' does not exist") +
+                     "; nothing was run");
+  }
+}
+
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
   const fs::path path = scripts_dir() / script;
   if (!fs::exists(path)) {
@@ -139,6 +149,10 @@ int run_command(const RunArgs& args) {
   RunConfig config = load_run_config(args.file, args.overrides);
   if (!args.hdf5.empty()) config.output.hdf5 = args.hdf5;
   if (!args.csv.empty()) config.output.csv = args.csv;
+  if (args.plot) {
+    check_output_directory(args.plot_path.empty() ? default_plot_path(config.output.hdf5) : args.plot_path,
+                           "--plot-file");
+  }
   const PreparedRun run = prepare_run(config);
   spdlog::info("running {} ({}, {} coordinates, {} constraints) with {} + {}, t = {} … {} s",
                config.name, model_label(config), run.built.model->nq(), run.built.model->n_constraints(),
@@ -452,6 +466,9 @@ int drift_command(const DriftArgs& args) {
   refuse_same_files({{"--csv", args.csv}, {"--per-run-csv", args.per_ic_csv},
                      {"--plot", args.no_plot ? std::string() : args.plot}},
                     {{"the run file", args.file}});
+  check_output_directory(args.csv, "--csv");
+  if (!args.per_ic_csv.empty()) check_output_directory(args.per_ic_csv, "--per-run-csv");
+  if (!args.no_plot) check_output_directory(args.plot, "--plot");
   const RunConfig base = load_run_config(args.file, args.overrides);
   for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {

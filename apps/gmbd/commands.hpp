@@ -87,5 +87,8 @@ std::string read_text(const std::string& path);
 /// Runs a Python plotting script from scripts/ with Debian's python3 (matplotlib). Returns
 /// false and logs a warning when python or the script is unavailable.
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args);
+/// Throws InputError naming `option` when the folder of the output `path` does not exist
+/// (checked before a run, so that a plot or table never fails after the work is done).
+void check_output_directory(const std::string& path, const std::string& option);
 
 }  // namespace gmbd::cli

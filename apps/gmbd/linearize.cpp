@@ -13,6 +13,7 @@
 
 #include "analysis/linear_analysis.hpp"
 #include "apps/gmbd/commands.hpp"
+#include "io/staged_file.hpp"
 #include "core/errors.hpp"
 #include "io/linear_results.hpp"
 #include "io/matlab_writer.hpp"
@@ -294,6 +295,13 @@ int linearize_command(const LinearizeArgs& args) {
   request.viscous_at_hz = linear.viscous_at;
   request.noise_outputs = linear.noise;
   request.temperature = linear.temperature;
+  // Before any time is spent: no output may overwrite an input or another output, and a plot
+  // needs its folder.
+  const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
+  refuse_same_files({{"the HDF5 output (-o)", h5}, {"--matlab", linear.matlab}, {"--mat", linear.mat},
+                     {"--plot-file", args.plot ? args.plot_path : std::string()}},
+                    {{"the input file", args.file}, {"the model file", model_path}});
+  if (args.plot) check_output_directory(args.plot_path.empty() ? h5 : args.plot_path, "--plot-file");
 
   if (transient) return linearize_transient(args, linear, request);
   const ModelFileSpec spec = load_model_file(model_path, changes);

@@ -1,0 +1,18 @@
+// Names in messages: non-ASCII and control characters shown escaped, so that a look-alike
+// (Cyrillic 'ѕ' for 's') in a model, key or coordinate name is visible.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gmbd {
+
+/// Shows a name with every non-ASCII or control character escaped (\u0455, \x01), so that a
+/// look-alike (Cyrillic 'ѕ' for 's') is visible in a message.
+std::string escaped_name(std::string_view name);
+
+/// " (it contains the non-ASCII character U+0455 at character 1: a look-alike of an ASCII
+/// letter?)" when `name` has one, else "".
+std::string non_ascii_note(std::string_view name);
+
+}  // namespace gmbd

@@ -1,0 +1,101 @@
+// Configuration-text checks that turn the YAML parser's worst messages ("bad file", "end of map
+// not found", a stack overflow) into ones that say where the problem is and what was expected.
+#include "io/text_checks.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/errors.hpp"
+
+namespace gmbd {
+namespace {
+
+std::string at(const std::string& source, std::size_t line, std::size_t column) {
+  return source + " line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
+void check_config_text(std::string_view text, const std::string& source, const std::string& kind) {
+  if (text.size() > kMaxConfigTextBytes) {
+    throw InputError(source + ": a " + kind + " of " + std::to_string(text.size()) +
+                     " bytes; at most " + std::to_string(kMaxConfigTextBytes) +
+                     " are accepted (a configuration, not data: put records in motion files)");
+  }
+  const bool has_lf = text.find('\n') != std::string_view::npos;
+  if (!has_lf && text.find('\r') != std::string_view::npos) {
+    throw InputError(source + ": the lines end with CR alone (classic Mac line endings); expected LF "
+                     "or CR LF: save the " + kind + " with Unix or Windows line endings");
+  }
+  std::size_t line = 1, column = 1;
+  bool in_indent = true, in_comment = false;
+  char quote = 0;
+  std::size_t quote_line = 0, quote_column = 0;
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      ++line;
+      column = 1;
+      in_indent = true;
+      in_comment = false;
+      if (quote == '\'') quote = 0;  // single-quoted scalars rarely span lines; do not cascade
+      continue;
+    }
+    if (u == 0) {
+      throw InputError(at(source, line, column) + ": a NUL byte; expected text (is this a binary file, not a " +
+                       kind + "?)");
+    }
+    if (u < 0x20 && c != '\t' && c != '\r') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", u);
+      throw InputError(at(source, line, column) + ": the control character " + hex +
+                       "; expected text (is this a binary file, not a " + kind + "?)");
+    }
+    if (in_indent && c == '\t') {
+      throw InputError(at(source, line, column) + ": a tab in the indentation; YAML indents with "
+                       "spaces only: replace the tab by spaces");
+    }
+    if (c != ' ' && c != '\t') {
+      if (in_indent && column - 1 > static_cast<std::size_t>(2 * kMaxConfigNesting) && c != '#') {
+        throw InputError(at(source, line, column) + ": indented " + std::to_string(column - 1) +
+                         " columns; expected at most " + std::to_string(2 * kMaxConfigNesting) +
+                         " (nesting deeper than a " + kind + " needs)");
+      }
+      in_indent = false;
+    }
+    if (in_comment) {
+      ++column;
+      continue;
+    }
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"') ++i, ++column;
+    } else if (c == '"' || c == '\'') {
+      // A quote starts a scalar only at its beginning (after space, '[', '{', ',', ':').
+      const char before = i == 0 ? ' ' : text[i - 1];
+      if (before == ' ' || before == '[' || before == '{' || before == ',' || before == ':' || before == '\n') {
+        quote = c;
+        quote_line = line;
+        quote_column = column;
+      }
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      in_comment = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxConfigNesting) {
+        throw InputError(at(source, line, column) + ": collections nested " + std::to_string(depth) +
+                         " levels deep; at most " + std::to_string(kMaxConfigNesting) + " are accepted");
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+    if ((u & 0xC0) != 0x80) ++column;  // count characters, not bytes
+  }
+  if (quote == '"') {
+    throw InputError(at(source, quote_line, quote_column) + ": a double-quoted string that is never "
+                     "closed; expected a closing '\"' (the rest of the " + kind + " was read as part of it)");
+  }
+}
+
+}  // namespace gmbd

@@ -1,0 +1,102 @@
+// The bad-input campaign's classes, each as a test: texts no configuration can be (size, NUL and
+// binary bytes, tabs, CR-only lines, unclosed quotes, deep nesting, second documents, trailing
+// --set text), absurd expressions, look-alike names, contradictory or lossy settings.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/name_text.hpp"
+#include "io/model_file.hpp"
+#include "io/run_config.hpp"
+#include "io/simulation.hpp"
+
+namespace gmbd {
+namespace {
+
+const std::string kBase = "name: x\nmodel: {type: simple_pendulum}\n";
+
+std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_run_config(yaml, "run.yaml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string prepare_error(const std::string& yaml) {
+  try {
+    prepare_run(parse_run_config(yaml, "run.yaml"));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << "missing '" << (needle) << "' in:\n" << (haystack)
+
+TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
+  EXPECT_CONTAINS(error_of("name: x\nmodel:\n\ttype: simple_pendulum\n"),
+                  "run.yaml line 3, column 1: a tab in the indentation; YAML indents with spaces only");
+  EXPECT_CONTAINS(error_of("name: x\rmodel: {type: simple_pendulum}\r"),
+                  "run.yaml: the lines end with CR alone (classic Mac line endings); expected LF or CR LF");
+  EXPECT_CONTAINS(error_of(std::string("name: x\nmodel: {type: simple_pendulum}\0\n", 39)),
+                  "run.yaml line 2, column 31: a NUL byte; expected text");
+  EXPECT_CONTAINS(error_of("name: x\x01\x02\n"), "the control character 0x01; expected text");
+  EXPECT_CONTAINS(error_of("name: \"x\nmodel: {type: simple_pendulum}\n"),
+                  "run.yaml line 1, column 7: a double-quoted string that is never closed");
+  EXPECT_CONTAINS(error_of(kBase + "---\nname: y\n"),
+                  "run.yaml line 4: text after the end of the first YAML document");
+  EXPECT_CONTAINS(error_of(kBase + "extra: " + std::string(500, '[') + std::string(500, ']') + "\n"),
+                  "collections nested 65 levels deep; at most 64 are accepted");
+  EXPECT_CONTAINS(error_of(kBase + "description: \"" + std::string(5'000'000, 'x') + "\"\n"),
+                  "a run file of 5000055 bytes; at most 4194304 are accepted");
+  // CR LF line endings and tabs after the indentation are fine.
+  EXPECT_EQ(error_of("name: x\r\nmodel: {type: simple_pendulum}\r\n"), "(no error)");
+  EXPECT_EQ(error_of("name: x\t# a comment after a tab\nmodel: {type: simple_pendulum}\n"), "(no error)");
+}
+
+TEST(BadInput, OverrideValuesWithTrailingTextAreErrors) {
+  EXPECT_CONTAINS(error_of(kBase, {"time={end: 0.5} junk"}), "text after the end of the first YAML document");
+  EXPECT_CONTAINS(error_of(kBase, {"time.end=5 6"}), "time.end: expected a number, got '5 6'");
+  EXPECT_EQ(error_of(kBase, {"time.end=5 # a comment"}), "(no error)");
+}
+
+TEST(BadInput, AbsurdExpressionsAreMessagesNotStackOverflows) {
+  const std::string deep = std::string(30000, '(') + "1" + std::string(30000, ')');
+  const std::string what = error_of(kBase + "initial: {q: {x: \"" + deep + "\"}}\n");
+  EXPECT_CONTAINS(what, "is nested more than 500 levels deep");
+  EXPECT_CONTAINS(what, "(60001 characters)");  // the message shows a shortened expression
+  EXPECT_LT(what.size(), 1000u);
+  // A million unary signs: read in a loop; an even count leaves the value.
+  EXPECT_EQ(evaluate_expression(std::string(1'000'000, '-') + "2"), 2.0);
+  EXPECT_EQ(evaluate_expression(std::string(999'999, '-') + "2"), -2.0);
+  EXPECT_EQ(evaluate_expression("-2^2"), -4.0);
+  EXPECT_EQ(evaluate_expression("2^-1"), 0.5);
+}
+
+TEST(BadInput, LookAlikeNamesAreShownEscaped) {
+  EXPECT_EQ(escaped_name("\xd1\x95imple"), "\\u0455imple");
+  EXPECT_EQ(escaped_name("a\x01"), "a\\x01");
+  EXPECT_EQ(non_ascii_note("simple"), "");
+  const std::string what = prepare_error("name: x\nmodel: {type: \xd1\x95imple_pendulum}\n");
+  EXPECT_CONTAINS(what, "written '\\u0455imple_pendulum': it contains the non-ASCII character U+0455 at character 1");
+  EXPECT_CONTAINS(error_of(kBase + "integr\xd0\xb0tor: {method: rk4}\n"), "\\u0430");
+}
+
+TEST(BadInput, ContradictoryOrLossySettingsAreErrors) {
+  EXPECT_CONTAINS(error_of(kBase + "inputs: {floor_x: {synthetic: {seed: 1}, peak: 1, peak_g: 0.1}}\n"),
+                  "either peak (m/s²) or peak_g (g), got both");
+  EXPECT_CONTAINS(prepare_error(kBase + "integrator: {method: rk4, dt: auto}\n"),
+                  "integrator.dt: 'auto' lets an adaptive method");
+  EXPECT_CONTAINS(prepare_error(kBase + "integrator: {method: rk45, rtol: 1.0e-30}\n"),
+                  "integrator.rtol = 1e-30: expected ≥ 1e-15");
+  EXPECT_CONTAINS(prepare_error(kBase + "time: {end: 1, output_interval: 0.015}\nintegrator: {method: rk4, dt: 0.01}\n"),
+                  "time.output_interval = 0.015 s is not a whole number of steps of integrator.dt = 0.01 s");
+}
+
+}  // namespace
+}  // namespace gmbd
