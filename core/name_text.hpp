@@ -11,8 +11,8 @@ namespace gmbd {
 /// look-alike (Cyrillic 'ѕ' for 's') is visible in a message.
 std::string escaped_name(std::string_view name);
 
-/// " (it contains the non-ASCII character U+0455 at character 1: a look-alike of an ASCII
-/// letter?)" when `name` has one, else "".
+/// " (written '\u0455imple': it contains the non-ASCII character U+0455 at character 1; a
+/// look-alike of an ASCII letter?)" when `name` has a non-ASCII character, else "".
 std::string non_ascii_note(std::string_view name);
 
 }  // namespace gmbd

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <filesystem>
 #include <stdexcept>
@@ -66,6 +67,7 @@ struct CsvResultWriter::Impl {
   ResultLayout layout;
   int flush_rows = 256;
   std::optional<StagedFile> staged;  // "<path>.partial", renamed onto path by close()
+  int exceptions_at_creation = std::uncaught_exceptions();
   std::FILE* file = nullptr;
   std::vector<char> stdio_buffer;
   long rows = 0;
@@ -112,6 +114,11 @@ CsvResultWriter::CsvResultWriter(const std::string& path, const ResultLayout& la
 
 CsvResultWriter::~CsvResultWriter() {
   if (!impl_ || impl_->file == nullptr) return;
+  // Destroyed while an exception unwinds: incomplete, so kept under the staging name.
+  if (std::uncaught_exceptions() > impl_->exceptions_at_creation) {
+    abandon();
+    return;
+  }
   try {
     close();
   } catch (const std::exception& e) {

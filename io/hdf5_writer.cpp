@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -155,6 +156,7 @@ struct Hdf5ResultWriter::Impl {
   Series* energy = nullptr;
   Series* outputs = nullptr;
   std::optional<StagedFile> staged;
+  int exceptions_at_creation = std::uncaught_exceptions();
   long buffered = 0;  // rows in the buffers
   long written = 0;   // rows in the file
   bool closed = false;
@@ -371,6 +373,12 @@ Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& 
 
 Hdf5ResultWriter::~Hdf5ResultWriter() {
   if (!impl_ || impl_->closed) return;
+  // Destroyed while an exception unwinds the writer's caller: the results are incomplete, so
+  // they stay in the staging file and an earlier file of the name is not replaced.
+  if (std::uncaught_exceptions() > impl_->exceptions_at_creation) {
+    abandon();
+    return;
+  }
   try {
     close();
   } catch (const std::exception& e) {

@@ -67,7 +67,9 @@ class Hdf5ResultWriter {
   /// Throws InputError naming the path and the reason (missing directory, permission, …) if
   /// the file cannot be created, std::invalid_argument if flush_rows < 1.
   Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows = 256);
-  ~Hdf5ResultWriter();  ///< close(); errors are logged, never thrown
+  /// close() (errors are logged, never thrown); while an exception unwinds, abandon(): the
+  /// rows stay in the staging file and an earlier file of the name is kept.
+  ~Hdf5ResultWriter();
   Hdf5ResultWriter(Hdf5ResultWriter&&) noexcept;
   Hdf5ResultWriter& operator=(Hdf5ResultWriter&&) noexcept;
   Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;

@@ -18,7 +18,7 @@ namespace gmbd {
 /// With a fixed step dt every row is also a whole number of steps: the interval must hold a whole
 /// number m of steps and the span a whole number N of steps (both to 1e-6 steps plus 1e-12
 /// relative: the rounding of the divisions), and row k is step min(k·m, N). Step counts are
-/// integers, so a run of 10⁸ steps hits every row exactly.
+/// integers, so a run of any length (up to 1e15 steps) hits every row exactly.
 class OutputGrid {
  public:
   /// Largest row count accepted (a row costs at least one double per column on disk).
@@ -26,7 +26,7 @@ class OutputGrid {
 
   /// Throws InputError (naming the fields, expected and actual value) for a non-finite or
   /// negative span, a non-positive interval, a row count above kMaxRows and — with `fixed_step`
-  /// — an interval or span that is not a whole number of steps or a step count above 2⁶².
+  /// — an interval or span that is not a whole number of steps or a step count above 1e15.
   OutputGrid(double start, double end, double interval, std::optional<double> fixed_step = {});
 
   long rows() const { return rows_; }

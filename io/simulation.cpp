@@ -205,8 +205,8 @@ void warn_about_lost_detail(const RunConfig& cfg, const PreparedRun& run, bool a
   }
   if (!adaptive && run.input_sample_interval > 0.0 &&
       cfg.integrator.dt > run.input_sample_interval * (1.0 + 1e-9)) {
-    spdlog::warn("{}: integrator.dt = {} s is coarser than the sample interval {} s of the recorded "
-                 "input: the fixed-step method {} samples the record only at its own steps and skips "
+    spdlog::warn("{}: integrator.dt = {} s is coarser than the sample interval {} s of a sampled "
+                 "input: the fixed-step method {} samples the input only at its own steps and skips "
                  "the samples between them; choose dt ≤ {} s",
                  cfg.source, cfg.integrator.dt, run.input_sample_interval, cfg.integrator.method,
                  run.input_sample_interval);

@@ -10,6 +10,12 @@
 namespace gmbd {
 namespace {
 
+// True when only spaces precede text[i] on its line.
+bool in_indent_before(std::string_view text, std::size_t i) {
+  while (i > 0 && text[i - 1] == ' ') --i;
+  return i == 0 || text[i - 1] == '\n';
+}
+
 std::string at(const std::string& source, std::size_t line, std::size_t column) {
   return source + " line " + std::to_string(line) + ", column " + std::to_string(column);
 }
@@ -32,9 +38,31 @@ void check_config_text(std::string_view text, const std::string& source, const s
   char quote = 0;
   std::size_t quote_line = 0, quote_column = 0;
   int depth = 0;
+  bool document_start = true;   // before the first token of a YAML document
+  std::size_t marker_end = 0;    // end of a "---" / "..." marker or of a '%' directive line
+  bool root_is_flow = false;     // the document's value is a flow collection or a quoted scalar
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
+    const bool line_start = i == 0 || text[i - 1] == '\n';
+    if (line_start && (text.compare(i, 3, "---") == 0 || text.compare(i, 3, "...") == 0)) {
+      document_start = true;  // a new document may begin after the marker
+      marker_end = i + 3;
+    } else if (line_start && c == '%') {
+      document_start = true;  // a directive line; the document begins after it
+      marker_end = text.find('\n', i) == std::string_view::npos ? text.size() : text.find('\n', i);
+    }
+    if (document_start && i >= marker_end && !in_comment && c != ' ' && c != '\t' && c != '\r' &&
+        c != '\n' && c != '#') {
+      if (c == ',') {
+        // yaml-cpp 0.7 never returns from a document that starts with ',' (found by fuzzing).
+        throw InputError(at(source, line, column) + ": ',' cannot start a YAML document; expected a "
+                         "key (name: …), a list item (- …) or a value");
+      }
+      // A flow node, a quoted scalar, or node properties (a tag '!', an anchor '&').
+      root_is_flow = c == '[' || c == '{' || c == '"' || c == '\'' || c == '!' || c == '&';
+      document_start = false;
+    }
     if (c == '\n') {
       ++line;
       column = 1;
@@ -80,7 +108,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
         quote_line = line;
         quote_column = column;
       }
-    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
       in_comment = true;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxConfigNesting) {
@@ -89,6 +117,17 @@ void check_config_text(std::string_view text, const std::string& source, const s
       }
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
+    } else if (c == ',' && depth == 0 && in_indent_before(text, i)) {
+      // yaml-cpp 0.7 never returns from some documents with a line starting with ',' (found by
+      // fuzzing); in block context such a line is never what was meant.
+      throw InputError(at(source, line, column) + ": a line starting with ','; ',' separates items "
+                       "inside [ ] or { } (to continue a text on the next line, quote it)");
+    } else if (c == ':' && depth == 0) {
+      root_is_flow = false;  // the flow node or quoted scalar was a key: the value is a mapping
+    } else if (c == ',' && depth == 0 && root_is_flow && !document_start) {
+      // yaml-cpp 0.7 never returns from "[a], b" or "'a', b" (found by fuzzing).
+      throw InputError(at(source, line, column) + ": ',' after the document's value; a YAML "
+                       "document holds one value (a mapping of sections for a " + kind + ")");
     }
     if ((u & 0xC0) != 0x80) ++column;  // count characters, not bytes
   }

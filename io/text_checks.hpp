@@ -19,7 +19,8 @@ constexpr int kMaxConfigNesting = 64;
 /// Throws InputError naming `source`, the line and column, what was expected and what was found
 /// for a text that no configuration file can be: larger than kMaxConfigTextBytes, containing a
 /// NUL byte or other binary control characters, a tab in the indentation, CR-only line endings,
-/// or collections nested deeper than kMaxConfigNesting. `kind` is "run file", "model file", ….
+/// a double-quoted string never closed, collections nested deeper than kMaxConfigNesting or
+/// indentation deeper than 2·kMaxConfigNesting columns. `kind` is "run file", "model file", ….
 void check_config_text(std::string_view text, const std::string& source, const std::string& kind);
 
 }  // namespace gmbd

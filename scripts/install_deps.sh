@@ -10,6 +10,7 @@ PACKAGES=(
   libcli11-dev libyaml-cpp-dev
   python3 python3-numpy python3-matplotlib python3-h5py
   libmatio-dev octave python3-scipy
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): installs dependencies, then builds and runs the
-# whole test suite twice — Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer.
+# whole test suite twice — Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer —
+# then fuzzes the parsers briefly (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
@@ -22,6 +23,10 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # The package tests (install layout, self-contained headers, an out-of-tree user build) check
 # packaging, which the sanitizers add nothing to; the Release pass runs them.
 (cd build/asan && ctest --output-on-failure -j "$JOBS" -E '^package_') || status=1
+
+echo "=== Fuzzing: the parser targets, ${GMBD_FUZZ_SECONDS:-60} s each (docs/fuzzing.md) ==="
+# Replays fuzz/regressions/ first; a crash or hang fails the suite like a failing test.
+bash scripts/fuzz.sh "${GMBD_FUZZ_SECONDS:-60}" || status=1
 
 if [ "$status" -ne 0 ]; then
   echo "test.sh: FAILED (see the ctest output above)"

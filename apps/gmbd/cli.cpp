@@ -228,6 +228,10 @@ int run_cli(int argc, char** argv) {
       for (int i = 0; i < argc; ++i) lin.command_line += (i ? " " : "") + std::string(argv[i]);
       return linearize_command(lin);
     }
+  } catch (const UsageError& e) {
+    std::string command;
+    for (const CLI::App* sub : app.get_subcommands()) command = sub->get_name();
+    return usage_error(e.what(), command);
   } catch (const gmbd::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kInputError;

@@ -150,8 +150,10 @@ int run_command(const RunArgs& args) {
   if (!args.hdf5.empty()) config.output.hdf5 = args.hdf5;
   if (!args.csv.empty()) config.output.csv = args.csv;
   if (args.plot) {
-    check_output_directory(args.plot_path.empty() ? default_plot_path(config.output.hdf5) : args.plot_path,
-                           "--plot-file");
+    const std::string png = args.plot_path.empty() ? default_plot_path(config.output.hdf5) : args.plot_path;
+    check_output_directory(png, "--plot-file");
+    refuse_same_files({{"--plot-file", png}}, {{"the run file", args.file}, {"-o", config.output.hdf5},
+                                                {"--csv", config.output.csv}});
   }
   const PreparedRun run = prepare_run(config);
   spdlog::info("running {} ({}, {} coordinates, {} constraints) with {} + {}, t = {} … {} s",
@@ -241,7 +243,7 @@ VariedValue parse_vary(const RunConfig& base, const std::string& text) {
       ok = ok && *end == '\0' && std::isfinite(vv.lo) && std::isfinite(vv.hi) && vv.lo <= vv.hi;
     }
     if (!ok) {
-      throw InputError("--vary " + text + ": expected KEY=LO:HI with finite numbers LO ≤ HI, got '" +
+      throw UsageError("--vary " + text + ": expected KEY=LO:HI with finite numbers LO ≤ HI, got '" +
                        range + "'");
     }
     vv.ranged = true;
@@ -317,7 +319,7 @@ std::vector<InitialCondition> draw_initial_conditions(const std::vector<VariedVa
 std::vector<RunConfig> study_configs(const DriftArgs& args, const RunConfig& base,
                                      std::vector<VariedValue>* varied, std::vector<InitialCondition>* ics) {
   if (args.initial_conditions < 1) {
-    throw InputError(fmt::format("--initial-conditions: expected at least 1, got {}", args.initial_conditions));
+    throw UsageError(fmt::format("--initial-conditions: expected at least 1, got {}", args.initial_conditions));
   }
   if (args.initial_conditions == 1 && args.vary.empty()) return {base};
   if (args.vary.empty()) {
@@ -419,7 +421,7 @@ void run_drift_case(const RunConfig& ic_config, const std::string& method, const
   out.per_ic << fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{:.6f},{:.17g},{},{}\n",
                             s.initial_energy, s.max_position_residual, s.max_velocity_residual,
                             s.max_energy_error, s.max_correction, s.steps, s.rhs_evaluations,
-                            s.wall_seconds, s.end_time, s.completed ? "ok" : "failed",
+                            s.wall_seconds, s.end_time, s.completed ? "ok" : s.interrupted ? "interrupted" : "failed",
                             csv_quote(s.failure));
 }
 
@@ -472,7 +474,7 @@ int drift_command(const DriftArgs& args) {
   const RunConfig base = load_run_config(args.file, args.overrides);
   for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {
-      throw InputError(fmt::format("--dt: expected positive time steps, got {}", dt));
+      throw UsageError(fmt::format("--dt: expected positive time steps, got {}", dt));
     }
   }
   std::vector<VariedValue> varied;
@@ -537,7 +539,7 @@ int info_command(const InfoArgs& args) {
     const RunConfig config = load_run_config(args.file, args.overrides);
     built = build_run_model(config, {});
   } else {
-    throw InputError("info: give a run file or --model NAME");
+    throw UsageError("info: give a run file or --model NAME");
   }
   const Model& m = *built.model;
   const int nh = m.n_holonomic(), nn = m.n_nonholonomic();

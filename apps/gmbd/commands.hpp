@@ -2,6 +2,8 @@
 // functions that carry them out. Argument parsing lives in main.cpp; physics in the library.
 #pragma once
 
+#include "core/errors.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +17,13 @@ enum ExitCode : int {
   kUsage = 2,
   kNumericalFailure = 3,
   kInterrupted = 130,
+};
+
+/// A command-line option value that cannot be right whatever the files say (--dt 0, a
+/// malformed --freq): exits with kUsage like CLI11's own errors.
+class UsageError : public InputError {
+ public:
+  using InputError::InputError;
 };
 
 struct RunArgs {

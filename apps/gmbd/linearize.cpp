@@ -54,19 +54,19 @@ void parse_frequencies(const std::string& text, analysis::LinearAnalysisRequest&
   const auto a = text.find(':');
   const auto b = text.find(':', a == std::string::npos ? a : a + 1);
   const std::string expected = "--freq: expected FROM:TO:N (Hz, N points), got '" + text + "'";
-  if (a == std::string::npos || b == std::string::npos) throw InputError(expected);
+  if (a == std::string::npos || b == std::string::npos) throw UsageError(expected);
   try {
     size_t used = 0;
     request.f_from = std::stod(text.substr(0, a), &used);
-    if (used != a) throw InputError(expected);
+    if (used != a) throw UsageError(expected);
     const std::string to = text.substr(a + 1, b - a - 1);
     request.f_to = std::stod(to, &used);
-    if (used != to.size()) throw InputError(expected);
+    if (used != to.size()) throw UsageError(expected);
     const std::string n = text.substr(b + 1);
     request.f_count = std::stoi(n, &used);
-    if (used != n.size()) throw InputError(expected);
+    if (used != n.size()) throw UsageError(expected);
   } catch (const std::logic_error&) {
-    throw InputError(expected);
+    throw UsageError(expected);
   }
   analysis::frequency_grid(request.f_from, request.f_to, request.f_count);  // validates
 }
@@ -279,7 +279,7 @@ int linearize_command(const LinearizeArgs& args) {
   if (args.viscous_at > 0.0) linear.viscous_at = args.viscous_at;
   const bool transient = linear.at.rfind("t=", 0) == 0;
   if (linear.at != "equilibrium" && linear.at != "initial" && !transient)
-    throw InputError("--at: expected equilibrium, initial or t=T (s), got '" + linear.at + "'");
+    throw UsageError("--at: expected equilibrium, initial or t=T (s), got '" + linear.at + "'");
   request.solve_equilibrium = linear.at == "equilibrium";
   request.linear.inputs = linear.inputs;
   request.linear.outputs = linear.outputs;

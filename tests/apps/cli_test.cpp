@@ -250,4 +250,30 @@ TEST_F(Cli, CommandLineErrorsExitWith2AndSayWhat) {
   EXPECT_EQ(gmbd("run --help").code, 0);
 }
 
+TEST_F(Cli, LossySettingsWarnAndMissingPlotFoldersAreRefusedBeforeRunning) {
+  const std::string run_file = example("slider_crank.yaml");
+  Result r = gmbd("run " + run_file + " --set time.end=0.1 --set time.output_interval=5 -o w.h5");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "time.output_interval = 5 s is longer than the run");
+  EXPECT_CONTAINS(r.output, "only the start and the end are written");
+  // A fixed step coarser than a sampled input's interval (synthetic input sampled at 5 ms).
+  const std::string ris = write("ris.yaml", R"(name: coarse
+model: {type: ris_xytheta}
+inputs:
+  floor_x: {synthetic: {seed: 3, dt: 0.005}, peak: 1.0}
+integrator: {method: rk4, dt: 0.01}
+stabilization: {method: dsc}
+time: {end: 0.1, output_interval: 0.01}
+)");
+  r = gmbd("run ris.yaml -o coarse.h5");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "integrator.dt = 0.01 s is coarser than the sample interval 0.005 s");
+  // A plot whose folder is missing: refused before the run, not a Python traceback after it.
+  r = gmbd("run " + run_file + " --plot --plot-file no_such_dir/x.png -o p.h5");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "--plot-file no_such_dir/x.png: directory 'no_such_dir' does not exist; nothing was run");
+  EXPECT_FALSE(fs::exists(dir_ / "p.h5"));
+  EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << r.output;
+}
+
 }  // namespace

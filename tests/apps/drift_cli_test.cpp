@@ -153,7 +153,7 @@ TEST_F(DriftCli, VaryRangesAndInitialSectionValuesAreProjected) {
   }
   // bad input: malformed range, a key with nothing to scale
   r = gmbd("drift p.yaml --initial-conditions 2 --vary length=2:1 --dt 0.01 --no-plot");
-  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_EQ(r.code, 2) << r.output;  // malformed option value: a command-line error
   EXPECT_HAS(r.output, "--vary length=2:1: expected KEY=LO:HI");
   r = gmbd("drift p.yaml --initial-conditions 2 --vary time.end --dt 0.01 --no-plot");
   EXPECT_EQ(r.code, 1) << r.output;

@@ -169,7 +169,7 @@ TEST_F(LinearizeCli, BadNamesListTheValidOnes) {
   EXPECT_EQ(r.code, 1);
   EXPECT_CONTAINS(r.output, "needs a run file");
   r = gmbd("linearize " + example("linear/toy_float.yaml") + " --at later");
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);  // a malformed option value: a command-line error
   EXPECT_CONTAINS(r.output, "expected equilibrium, initial or t=T");
 }
 

@@ -54,6 +54,21 @@ TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
                   "collections nested 65 levels deep; at most 64 are accepted");
   EXPECT_CONTAINS(error_of(kBase + "description: \"" + std::string(5'000'000, 'x') + "\"\n"),
                   "a run file of 5000055 bytes; at most 4194304 are accepted");
+  // yaml-cpp 0.7 never returns from a document starting with ',' (found by fuzz_run_config).
+  EXPECT_CONTAINS(error_of("# a comment\n,   x\nname: y\n"),
+                  "run.yaml line 2, column 1: ',' cannot start a YAML document");
+  EXPECT_CONTAINS(error_of(kBase + "---\n, x\n"), "run.yaml line 4, column 1: ',' cannot start a YAML document");
+  EXPECT_CONTAINS(error_of(kBase, {"time=, x"}), "',' cannot start a YAML document");
+  // … nor from a document whose value is a flow collection or quoted scalar followed by ','.
+  for (const char* text : {"[a],\n", "  {a: 1},\n", "\"a\", b\n", "'a',\n", "# c\n[a] , b\n"}) {
+    EXPECT_CONTAINS(error_of(text), "',' after the document's value; a YAML document holds one value");
+  }
+  EXPECT_CONTAINS(error_of(kBase, {"time=[1], 2"}), "',' after the document's value");
+  EXPECT_EQ(error_of("\"name\": x\ndescription: a, b\nmodel: {type: simple_pendulum}\n"), "(no error)");
+  for (const char* text : {"!a, b\n", "&a, b\n"}) EXPECT_CONTAINS(error_of(text), "',' after the document's value");
+  EXPECT_CONTAINS(error_of("  M: 3.0   # kg\n,  w: 0.4\n"), "run.yaml line 2, column 1: a line starting with ','");
+  // A quote inside a comment line is not a string.
+  EXPECT_EQ(error_of("# a \"quoted word\nname: x\nmodel: {type: simple_pendulum}\n"), "(no error)");
   // CR LF line endings and tabs after the indentation are fine.
   EXPECT_EQ(error_of("name: x\r\nmodel: {type: simple_pendulum}\r\n"), "(no error)");
   EXPECT_EQ(error_of("name: x\t# a comment after a tab\nmodel: {type: simple_pendulum}\n"), "(no error)");

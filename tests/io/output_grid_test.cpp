@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "io/output_grid.hpp"
@@ -118,6 +119,25 @@ time: {start: 0, end: 1.0, output_interval: 1.0e-3}
   EXPECT_EQ(rows, 1001);
   EXPECT_TRUE(on_grid);
   EXPECT_EQ(summary.end_time, 1.0);
+}
+
+TEST(OutputGrid, SundialsRunEndsExactlyOnTimeEndWhatever0Point1Sums) {
+  // 3·0.1 > 0.3 in doubles: the last row used to overshoot IDA's stop time and fail after all
+  // the work was done.
+  for (const char* method : {"ida", "cvode-bdf"}) {
+    const gmbd::RunConfig config = gmbd::parse_run_config(std::string(R"(
+model: {type: simple_pendulum}
+integrator: {method: )") + method + R"(}
+stabilization: {method: dsc}
+time: {start: 0, end: 0.3, output_interval: 0.1}
+)", "stop_time.yaml");
+    const gmbd::PreparedRun run = gmbd::prepare_run(config);
+    std::vector<double> times;
+    const gmbd::RunSummary summary = gmbd::integrate(run, [&](const gmbd::OutputSample& s) { times.push_back(s.time); });
+    ASSERT_TRUE(summary.completed) << method << ": " << summary.failure;
+    ASSERT_EQ(times.size(), 4u) << method;
+    EXPECT_EQ(times.back(), 0.3) << method;
+  }
 }
 
 }  // namespace
