@@ -41,6 +41,8 @@ void check_config_text(std::string_view text, const std::string& source, const s
   bool document_start = true;   // before the first token of a YAML document
   std::size_t marker_end = 0;    // end of a "---" / "..." marker or of a '%' directive line
   bool root_is_flow = false;     // the document's value is a flow collection or a quoted scalar
+  bool plain = false;            // inside a plain (unquoted) scalar of the block context
+  bool property = false;         // inside a tag, anchor or alias token (!x, &x, *x)
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
@@ -68,6 +70,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
       column = 1;
       in_indent = true;
       in_comment = false;
+      plain = property = false;
       if (quote == '\'') quote = 0;  // single-quoted scalars rarely span lines; do not cascade
       continue;
     }
@@ -100,7 +103,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
     if (quote != 0) {
       if (c == quote) quote = 0;
       else if (c == '\\' && quote == '"') ++i, ++column;
-    } else if (c == '"' || c == '\'') {
+    } else if ((c == '"' || c == '\'') && !plain) {
       // A quote starts a scalar only at its beginning (after space, '[', '{', ',', ':').
       const char before = i == 0 ? ' ' : text[i - 1];
       if (before == ' ' || before == '[' || before == '{' || before == ',' || before == ':' || before == '\n') {
@@ -117,6 +120,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
       }
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
+      plain = false;  // a flow node ended: what follows is not inside a plain scalar
     } else if (c == ',' && depth == 0 && in_indent_before(text, i)) {
       // yaml-cpp 0.7 never returns from some documents with a line starting with ',' (found by
       // fuzzing); in block context such a line is never what was meant.
@@ -128,6 +132,27 @@ void check_config_text(std::string_view text, const std::string& source, const s
       // yaml-cpp 0.7 never returns from "[a], b" or "'a', b" (found by fuzzing).
       throw InputError(at(source, line, column) + ": ',' after the document's value; a YAML "
                        "document holds one value (a mapping of sections for a " + kind + ")");
+    } else if (c == ',' && depth == 0 && !plain) {
+      // Outside [ ] and { } a ',' belongs inside a plain text ("a, b"); anywhere else (after a
+      // quoted or flow value, in a tag or anchor, where a value begins) YAML does not allow it,
+      // and yaml-cpp 0.7 may never return (found by fuzzing).
+      throw InputError(at(source, line, column) + ": ',' where no plain text precedes it; outside "
+                       "[ ] or { } a ',' can only be part of a text (quote the text that holds it)");
+    }
+    // Plain-scalar tracking of the block context, for the ',' rule above.
+    if (quote == 0 && !in_comment && depth == 0 && c != '"' && c != '\'' && c != ']' && c != '}') {
+      const char next = i + 1 < text.size() ? text[i + 1] : '\n';
+      const bool token_start = i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n';
+      if (c == ' ' || c == '\t' || c == '\r') {
+        property = false;
+      } else if ((c == ':' || ((c == '-' || c == '?') && token_start)) &&
+                 (next == ' ' || next == '\n' || next == '\r' || next == '\t')) {
+        plain = false;  // an indicator: a value or an entry begins
+      } else if (token_start && !plain && (c == '&' || c == '!' || c == '*')) {
+        property = true;
+      } else if (!property && c != ',' && c != '#') {
+        plain = true;
+      }
     }
     if ((u & 0xC0) != 0x80) ++column;  // count characters, not bytes
   }

@@ -67,6 +67,15 @@ TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
   EXPECT_EQ(error_of("\"name\": x\ndescription: a, b\nmodel: {type: simple_pendulum}\n"), "(no error)");
   for (const char* text : {"!a, b\n", "&a, b\n"}) EXPECT_CONTAINS(error_of(text), "',' after the document's value");
   EXPECT_CONTAINS(error_of("  M: 3.0   # kg\n,  w: 0.4\n"), "run.yaml line 2, column 1: a line starting with ','");
+  // The general rule: outside [ ] and { }, ',' only inside a plain text.
+  for (const char* text : {"a: &x:, i\n", "a:\n  - [1], 2\n", "a: 'q', b\n", "a: !t, b\n", "a: , b\n"}) {
+    EXPECT_CONTAINS(error_of(text), "',' where no plain text precedes it");
+  }
+  for (const char* text : {"name: a, b\nmodel: {type: simple_pendulum}\n",
+                           "name: a , b - c, d\nmodel: {type: simple_pendulum}\n",
+                           "description: &d see http://x, y\nname: x\nmodel: {type: simple_pendulum}\n"}) {
+    EXPECT_EQ(error_of(text), "(no error)") << text;
+  }
   // A quote inside a comment line is not a string.
   EXPECT_EQ(error_of("# a \"quoted word\nname: x\nmodel: {type: simple_pendulum}\n"), "(no error)");
   // CR LF line endings and tabs after the indentation are fine.
