@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/name_text.hpp"
 
 namespace gmbd {
 namespace {
@@ -44,7 +45,7 @@ ParameterValues resolve_parameters(const std::vector<ParameterSpec>& specs,
       if (s.name == name) spec = &s;
     if (spec == nullptr) {
       std::ostringstream msg;
-      msg << context << ": unknown parameter '" << name << "'; expected one of:";
+      msg << context << ": unknown parameter '" << name << "'" << non_ascii_note(name) << "; expected one of:";
       for (const auto& s : specs) msg << ' ' << s.name;
       throw InputError(msg.str());
     }

@@ -80,6 +80,14 @@ void check_vector(const std::string& sink, double time, const char* dataset, CVe
   }
 }
 
+// HDF5 closes every object still open when the process exits (an atexit H5close); an object
+// whose close failed (the disk was full) makes that shutdown crash or loop. Every file is closed
+// explicitly, so the library's exit-time cleanup is switched off before HDF5 is first used.
+const bool kHdf5ExitCleanupOff = [] {
+  H5dont_atexit();
+  return true;
+}();
+
 /// Largest row buffer, in bytes (all datasets together).
 constexpr size_t kMaxBufferBytes = size_t{32} << 20;
 
@@ -169,7 +177,7 @@ struct Hdf5ResultWriter::Impl {
 
   void create_file() {
     // Written under "<path>.partial", locked; renamed onto path by close() (io/staged_file.hpp).
-    staged.emplace(path, "results file");
+    staged.emplace(path, "results file", false);
     file = Handle(hdf5_support::create_staged_hdf5(staged->staging_path()), H5Fclose);
     if (!file.valid()) {
       const std::string detail = hdf5_error_detail();

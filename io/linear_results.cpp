@@ -27,7 +27,7 @@ class LinearFile {
  public:
   // Written under "<path>.partial" and renamed onto path by close(): a failed analysis or write
   // never leaves a truncated file in place of an earlier result.
-  explicit LinearFile(const std::string& path) : path_(path), staged_(path, "linear results file") {
+  explicit LinearFile(const std::string& path) : path_(path), staged_(path, "linear results file", false) {
     hdf5_support::SilenceHdf5Errors quiet;
     file_ = Handle(hdf5_support::create_staged_hdf5(staged_.staging_path()), H5Fclose);
     if (!file_.valid())

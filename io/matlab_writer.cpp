@@ -221,7 +221,7 @@ class MatFile {
  public:
   // Written under "<path>.partial" and renamed onto path by commit(): an earlier file of the
   // same name survives every failure.
-  explicit MatFile(const std::string& path) : path_(path), staged_(path, "MAT file") {
+  explicit MatFile(const std::string& path) : path_(path), staged_(path, "MAT file", false) {
     errno = 0;
     mat_ = Mat_CreateVer(staged_.staging_path().c_str(), nullptr, MAT_FT_MAT5);
     if (mat_ == nullptr) {

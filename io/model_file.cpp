@@ -725,6 +725,12 @@ class ParameterResolver {
   }
 
   void visit(size_t i) {
+    // Dependency chains are resolved recursively: bounded, so an absurd chain is a message.
+    if (stack_.size() >= kMaxDependencyDepth) {
+      throw InputError(where(i) + ": parameters depend on each other " + std::to_string(kMaxDependencyDepth) +
+                       " levels deep (p0 uses p1, which uses p2, …); at most " +
+                       std::to_string(kMaxDependencyDepth) + " are accepted");
+    }
     colour_[i] = Colour::kGrey;
     stack_.push_back(i);
     visit_dependencies(i);
@@ -734,6 +740,8 @@ class ParameterResolver {
   }
 
   /// Resolves the parameters that i's expression names; pi and e are constants unless defined.
+  static constexpr size_t kMaxDependencyDepth = 1000;
+
   void visit_dependencies(size_t i) {
     for (const auto& symbol : symbols_of(params_[i].expression, where(i))) {
       const auto it = index_.find(symbol);
@@ -1132,23 +1140,8 @@ ModelFileSpec parse_model_file(const std::string& yaml_text, const std::string& 
 
 ModelFileSpec load_model_file(const std::string& path,
                               const std::vector<ParameterChange>& changes) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) {
-    throw InputError("model file '" + path + "': not found (expected a YAML model file)");
-  }
-  if (std::filesystem::is_directory(status)) {
-    throw InputError("model file '" + path + "': is a directory, expected a YAML model file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError("model file '" + path + "': cannot open for reading (" +
-                     std::strerror(errno) + ")");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError("model file '" + path + "': read error");
-  return parse_model_file(text.str(), path, changes);
+  const std::string text = read_config_text(path, "model file");
+  return parse_model_file(text, path, changes);
 }
 
 // ============================================================================================

@@ -47,6 +47,13 @@ std::string OutputGrid::check(double start, double end, double interval, std::op
     msg << "time.output_interval: expected a positive finite interval in s, got " << shortest(interval);
     return msg.str();
   }
+  const double scale = std::max(std::abs(start), std::abs(end));
+  if (interval < 1e-14 * scale) {
+    msg << "time.output_interval = " << shortest(interval) << " s is below the resolution of the "
+        << "clock at t = " << shortest(scale) << " s (about " << shortest(scale * 2.2e-16)
+        << " s): rows would fall on the same time; expected an interval ≥ " << shortest(1e-14 * scale) << " s";
+    return msg.str();
+  }
   const double rows = span / interval;
   if (!(rows < kMaxRows)) {
     msg << "time.output_interval = " << shortest(interval) << " s over time.end − time.start = "

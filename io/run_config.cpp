@@ -597,6 +597,11 @@ std::vector<std::string> split_path(const std::string& key, const std::string& a
                        key + "' (empty component)");
     }
     parts.push_back(std::move(part));
+    if (parts.size() > 16) {
+      throw InputError("--set '" + assignment.substr(0, 200) + (assignment.size() > 200 ? "…" : "") +
+                       "': a key of more than 16 components; run-file keys are at most a few deep "
+                       "(e.g. model.parameters.mass)");
+    }
     if (dot == std::string::npos) return parts;
     start = dot + 1;
   }
@@ -756,22 +761,8 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
 }
 
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) {
-    throw InputError("run file '" + path + "': not found (expected a YAML run file)");
-  }
-  if (std::filesystem::is_directory(status)) {
-    throw InputError("run file '" + path + "': is a directory, expected a YAML run file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError("run file '" + path + "': cannot open for reading (" + std::strerror(errno) + ")");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError("run file '" + path + "': read error");
-  RunConfig config = parse_run_config(text.str(), path, overrides);
+  const std::string text = read_config_text(path, "run file");
+  RunConfig config = parse_run_config(text, path, overrides);
   config.base_directory = std::filesystem::path(path).parent_path().string();
   if (!config.model_file.empty() && std::filesystem::path(config.model_file).is_relative() &&
       !config.base_directory.empty())

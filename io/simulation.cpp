@@ -166,12 +166,8 @@ OutputGrid make_output_grid(const RunConfig& cfg, bool adaptive) {
 // An output named like the run file, the model file, a motion file or the other output would
 // destroy it: refused before anything is written.
 void refuse_outputs_over_inputs(const RunConfig& cfg) {
-  std::vector<std::pair<std::string, std::string>> inputs = {{"the run file", cfg.source}};
-  if (!cfg.model_file.empty()) inputs.emplace_back("the model file", cfg.model_file);  // resolved on load
-  for (const InputConfig& in : cfg.inputs) {
-    if (!in.synthetic) inputs.emplace_back("the motion file of input " + in.name, resolve_path(cfg, in.file));
-  }
-  refuse_same_files({{"output.hdf5 (-o)", cfg.output.hdf5}, {"output.csv (--csv)", cfg.output.csv}}, inputs);
+  refuse_same_files({{"output.hdf5 (-o)", cfg.output.hdf5}, {"output.csv (--csv)", cfg.output.csv}},
+                    run_input_files(cfg));
 }
 
 // Integrator settings that cannot work, named with the run file's fields; true for an adaptive
@@ -264,6 +260,15 @@ ModelInputs build_inputs(const RunConfig& cfg) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> run_input_files(const RunConfig& cfg) {
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the run file", cfg.source}};
+  if (!cfg.model_file.empty()) inputs.emplace_back("the model file", cfg.model_file);  // resolved on load
+  for (const InputConfig& in : cfg.inputs) {
+    if (!in.synthetic) inputs.emplace_back("the motion file of input " + in.name, resolve_path(cfg, in.file));
+  }
+  return inputs;
+}
 
 void request_stop() { g_stop_requested.store(true); }
 void clear_stop_request() { g_stop_requested.store(false); }

@@ -75,6 +75,10 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink);
 /// `run_file_text` is stored verbatim as an attribute.
 RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text);
 
+/// (role, path) of every file a run reads: the run file, its model file, its motion files —
+/// what no output may overwrite (refuse_same_files).
+std::vector<std::pair<std::string, std::string>> run_input_files(const RunConfig& cfg);
+
 /// Requests a running integrate() to stop within one step (used by signal handlers).
 void request_stop();
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that call request_stop(); a second signal of the same

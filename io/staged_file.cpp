@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "core/errors.hpp"
 
 namespace gmbd {
@@ -45,7 +47,7 @@ std::string creation_failure_text(const std::string& path, int error) {
 
 std::string StagedFile::staging_path_of(const std::string& path) { return path + ".partial"; }
 
-StagedFile::StagedFile(std::string path, std::string what)
+StagedFile::StagedFile(std::string path, std::string what, bool in_place_for_devices)
     : path_(std::move(path)), staging_(staging_path_of(path_)), what_(std::move(what)) {
   const std::string name = what_ + " '" + path_ + "'";
   if (path_.empty()) throw InputError(what_ + ": empty file name");
@@ -53,6 +55,10 @@ StagedFile::StagedFile(std::string path, std::string what)
   if (::stat(path_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw InputError(name + ": cannot write the file: it is a directory");
     if (!S_ISREG(st.st_mode)) {
+      if (!in_place_for_devices) {
+        throw InputError(name + ": not a regular file (a device, FIFO or socket); this output needs a "
+                         "regular file; nothing was written");
+      }
       // A device, FIFO or terminal (/dev/stdout, /dev/full): there is nothing to replace, so
       // it is written directly and commit() has nothing to rename.
       staging_ = path_;
@@ -64,10 +70,26 @@ StagedFile::StagedFile(std::string path, std::string what)
                        "writable or choose another output name); nothing was written");
     }
   }
-  fd_ = ::open(staging_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  for (int attempt = 0; attempt < 20 && fd_ < 0; ++attempt) lock_staging_file(name);
+  if (fd_ < 0) throw InputError(name + ": cannot take the staging file '" + staging_ + "' (it keeps changing)");
+}
+
+// One attempt: open (never through a symbolic link) and lock the staging file. Leaves fd_ < 0
+// when the file was renamed or set aside meanwhile, so that the caller tries again.
+void StagedFile::lock_staging_file(const std::string& name) {
+  fd_ = ::open(staging_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) {
     const int error = errno;
+    if (error == ELOOP) {
+      throw InputError(name + ": its staging file '" + staging_ + "' is a symbolic link; refusing to "
+                       "write through it (remove it); nothing was written");
+    }
     throw InputError(name + ": cannot create the file: " + creation_failure_text(staging_, error));
+  }
+  struct stat opened {};
+  if (::fstat(fd_, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    release();
+    throw InputError(name + ": its staging file '" + staging_ + "' is not a regular file; nothing was written");
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
@@ -78,11 +100,32 @@ StagedFile::StagedFile(std::string path, std::string what)
     }
     throw InputError(name + ": cannot lock '" + staging_ + "': " + std::strerror(error));
   }
-  // A staging file left by a killed writer is reused from empty.
-  if (::ftruncate(fd_, 0) != 0) {
-    const int error = errno;
+  // The lock is on the file opened; another writer may have renamed that file onto path_ just
+  // before (its commit): then the name points elsewhere, and this attempt starts again.
+  struct stat named {};
+  if (::lstat(staging_.c_str(), &named) != 0 || named.st_ino != opened.st_ino || named.st_dev != opened.st_dev) {
     release();
-    throw InputError(name + ": cannot empty '" + staging_ + "': " + std::strerror(error));
+    return;
+  }
+  if (opened.st_size > 0) {
+    // Left by a writer that was killed or crashed: its rows are kept under a numbered name.
+    for (int n = 1; n < 1000; ++n) {
+      const std::string kept = staging_ + "." + std::to_string(n);
+      struct stat exists {};
+      if (::lstat(kept.c_str(), &exists) == 0) continue;
+      if (::rename(staging_.c_str(), kept.c_str()) == 0) {
+        spdlog::warn("{}: an unfinished earlier write left '{}' ({} bytes); it was kept as '{}'", name, staging_,
+                     static_cast<long long>(opened.st_size), kept);
+        release();
+        return;  // try again with a fresh staging file
+      }
+      break;
+    }
+    if (::ftruncate(fd_, 0) != 0) {
+      const int error = errno;
+      release();
+      throw InputError(name + ": cannot empty '" + staging_ + "': " + std::strerror(error));
+    }
   }
 }
 
@@ -160,13 +203,24 @@ void refuse_same_files(const std::vector<std::pair<std::string, std::string>>& o
                      "' are the same file: writing one would destroy the other; choose another "
                      "name; nothing was written");
   };
+  // An output is written under its staging name first: that name must not be an input or
+  // another output either.
+  const auto staging = [](const std::pair<std::string, std::string>& output) {
+    return std::pair<std::string, std::string>(output.first + " (staged as)", StagedFile::staging_path_of(output.second));
+  };
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].second.empty()) continue;
+    const auto staged_i = staging(outputs[i]);
     for (size_t j = i + 1; j < outputs.size(); ++j) {
-      if (!outputs[j].second.empty() && same(outputs[i].second, outputs[j].second)) refuse(outputs[i], outputs[j]);
+      if (outputs[j].second.empty()) continue;
+      if (same(outputs[i].second, outputs[j].second)) refuse(outputs[i], outputs[j]);
+      if (same(staged_i.second, outputs[j].second)) refuse(staged_i, outputs[j]);
+      if (same(outputs[i].second, staging(outputs[j]).second)) refuse(outputs[i], staging(outputs[j]));
     }
     for (const auto& input : inputs) {
-      if (!input.second.empty() && same(outputs[i].second, input.second)) refuse(outputs[i], input);
+      if (input.second.empty()) continue;
+      if (same(outputs[i].second, input.second)) refuse(outputs[i], input);
+      if (same(staged_i.second, input.second)) refuse(staged_i, input);
     }
   }
 }

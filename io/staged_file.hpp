@@ -17,10 +17,13 @@ namespace gmbd {
 class StagedFile {
  public:
   /// `what` names the file in messages ("results file", "MAT file", …). A path that exists and
-  /// is not a regular file (/dev/stdout, a FIFO) is written directly. Throws InputError when
+  /// is not a regular file (/dev/stdout, a FIFO) is written directly when in_place_for_devices
+  /// (text outputs), else refused (HDF5 and MAT files need a seekable regular file). The staging
+  /// file is never opened through a symbolic link; a non-empty one left by a killed writer is
+  /// kept as "<path>.partial.N" (with a warning). Throws InputError when
   /// `path` is empty or a directory, exists read-only (the user protected it), its directory is
   /// missing or not writable, or another process is writing it.
-  StagedFile(std::string path, std::string what);
+  StagedFile(std::string path, std::string what, bool in_place_for_devices = true);
   ~StagedFile();  ///< releases the lock; an uncommitted staging file stays where it is
   StagedFile(const StagedFile&) = delete;
   StagedFile& operator=(const StagedFile&) = delete;
@@ -39,6 +42,7 @@ class StagedFile {
 
  private:
   void release() noexcept;
+  void lock_staging_file(const std::string& name);
   std::string path_, staging_, what_;
   int fd_ = -1;
   bool committed_ = false;

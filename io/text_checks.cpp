@@ -3,6 +3,11 @@
 #include "io/text_checks.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <cstdio>
 
 #include "core/errors.hpp"
@@ -42,6 +47,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
   std::size_t marker_end = 0;    // end of a "---" / "..." marker or of a '%' directive line
   bool root_is_flow = false;     // the document's value is a flow collection or a quoted scalar
   bool plain = false;            // inside a plain (unquoted) scalar of the block context
+  int indicators = 0;            // block-sequence / mapping-key indicators ("- ", "? ") on this line
   bool property = false;         // inside a tag, anchor or alias token (!x, &x, *x)
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -71,6 +77,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
       in_indent = true;
       in_comment = false;
       plain = property = false;
+      indicators = 0;
       if (quote == '\'') quote = 0;  // single-quoted scalars rarely span lines; do not cascade
       continue;
     }
@@ -148,6 +155,11 @@ void check_config_text(std::string_view text, const std::string& source, const s
       } else if ((c == ':' || ((c == '-' || c == '?') && token_start)) &&
                  (next == ' ' || next == '\n' || next == '\r' || next == '\t')) {
         plain = false;  // an indicator: a value or an entry begins
+        if (c != ':' && ++indicators > kMaxConfigNesting) {
+          throw InputError(at(source, line, column) + ": " + std::to_string(indicators) +
+                           " nested entries ('- ' or '? ') on one line; at most " +
+                           std::to_string(kMaxConfigNesting) + " levels are accepted");
+        }
       } else if (token_start && !plain && (c == '&' || c == '!' || c == '*')) {
         property = true;
       } else if (!property && c != ',' && c != '#') {
@@ -160,6 +172,28 @@ void check_config_text(std::string_view text, const std::string& source, const s
     throw InputError(at(source, quote_line, quote_column) + ": a double-quoted string that is never "
                      "closed; expected a closing '\"' (the rest of the " + kind + " was read as part of it)");
   }
+}
+
+std::string read_config_text(const std::string& path, const std::string& kind) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw InputError(kind + " '" + path + "': not found (expected a YAML " + kind + ")");
+  if (fs::is_directory(status)) throw InputError(kind + " '" + path + "': is a directory, expected a YAML " + kind);
+  if (!fs::is_regular_file(status)) {
+    throw InputError(kind + " '" + path + "': not a regular file (a device, FIFO or socket); expected a YAML " + kind);
+  }
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxConfigTextBytes) {
+    throw InputError(path + ": a " + kind + " of " + std::to_string(size) + " bytes; at most " +
+                     std::to_string(kMaxConfigTextBytes) + " are accepted (a configuration, not data: put records in motion files)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(kind + " '" + path + "': cannot open for reading (" + std::strerror(errno) + ")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(kind + " '" + path + "': read error");
+  return text.str();
 }
 
 }  // namespace gmbd

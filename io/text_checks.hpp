@@ -23,4 +23,9 @@ constexpr int kMaxConfigNesting = 64;
 /// indentation deeper than 2·kMaxConfigNesting columns. `kind` is "run file", "model file", ….
 void check_config_text(std::string_view text, const std::string& source, const std::string& kind);
 
+/// Reads a run or model file after checking that it is a regular file of at most
+/// kMaxConfigTextBytes (a device such as /dev/zero or a huge file is never read into memory).
+/// `kind` names it in messages ("run file", "model file").
+std::string read_config_text(const std::string& path, const std::string& kind);
+
 }  // namespace gmbd

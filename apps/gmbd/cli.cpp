@@ -5,9 +5,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <iostream>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -203,6 +205,23 @@ int run_cli(int argc, char** argv) {
     return usage_error(e.what(), command);
   }
   if (verbose && quiet) return usage_error("-v (debug logging) and -q (warnings only) contradict each other; give one", "");
+  // Options that would be silently ignored in the combination given.
+  if (*run_cmd) {
+    if (!run.plot && run_cmd->count("--plot-file") > 0) return usage_error("--plot-file needs --plot (no plot is drawn without it)", "run");
+    if (run_cmd->count("-o") > 0 && run.hdf5.empty()) return usage_error("-o: expected a file name, got an empty one", "run");
+  }
+  if (*lin_cmd) {
+    if (!lin.plot && lin_cmd->count("--plot-file") > 0) return usage_error("--plot-file needs --plot (no plot is drawn without it)", "linearize");
+    if (lin_cmd->count("--temperature") > 0 && lin.noise.empty()) {
+      return usage_error("--temperature sets the thermal-noise temperature and needs --noise OUTPUTS (it would be ignored)", "linearize");
+    }
+  }
+  if (*drift_cmd) {
+    if (drift.no_plot && drift_cmd->count("--plot") > 0) return usage_error("--plot and --no-plot contradict each other; give one", "drift");
+    if (drift_cmd->count("--seed") > 0 && drift.initial_conditions <= 1 && drift.vary.empty()) {
+      return usage_error("--seed draws initial conditions: give --initial-conditions N (N > 1) or --vary (it would be ignored)", "drift");
+    }
+  }
   if (*info_cmd) {
     if (!info.model.empty() && !info.file.empty()) {
       return usage_error("give a run file or --model NAME, not both (the run file '" + info.file +
@@ -213,6 +232,8 @@ int run_cli(int argc, char** argv) {
     }
   }
   configure_logging(verbose, quiet);
+  // A closed pipe (gmbd drift | head) must not kill a study: writes to it fail instead.
+  std::signal(SIGPIPE, SIG_IGN);
 
   try {
     if (*run_cmd) return run_command(run);
@@ -238,6 +259,10 @@ int run_cli(int argc, char** argv) {
   } catch (const gmbd::NumericalError& e) {
     std::cerr << "numerical failure at t = " << e.time() << " s: " << e.what() << "\n";
     return kNumericalFailure;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory: the input asks for more memory than this machine can give "
+                 "(a model, study or output far larger than intended?)\n";
+    return kInputError;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kInputError;

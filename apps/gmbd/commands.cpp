@@ -1,11 +1,14 @@
 // Implementation of the gmbd sub-commands: run, drift, info, models, demo, export.
 #include "apps/gmbd/commands.hpp"
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -132,6 +135,10 @@ bool run_plot_script(const std::string& script, const std::vector<std::string>& 
   for (const auto& a : args) cmd += " " + shell_quote(a);
   spdlog::debug("running {}", cmd);
   const int rc = std::system(cmd.c_str());
+  if (rc != -1 && (WIFSIGNALED(rc) || stop_requested())) {
+    spdlog::warn("plot script {} was interrupted: no plot written", script);
+    return false;
+  }
   if (rc != 0) {
     spdlog::warn("plot script {} failed (exit {}); is python3-matplotlib installed?", script, rc);
     return false;
@@ -149,6 +156,8 @@ int run_command(const RunArgs& args) {
   RunConfig config = load_run_config(args.file, args.overrides);
   if (!args.hdf5.empty()) config.output.hdf5 = args.hdf5;
   if (!args.csv.empty()) config.output.csv = args.csv;
+  check_output_directory(config.output.hdf5, "-o (output.hdf5)");
+  if (!config.output.csv.empty()) check_output_directory(config.output.csv, "--csv (output.csv)");
   if (args.plot) {
     const std::string png = args.plot_path.empty() ? default_plot_path(config.output.hdf5) : args.plot_path;
     check_output_directory(png, "--plot-file");
@@ -318,8 +327,8 @@ std::vector<InitialCondition> draw_initial_conditions(const std::vector<VariedVa
 // The run configurations of the study: the file as is, or one per drawn initial condition.
 std::vector<RunConfig> study_configs(const DriftArgs& args, const RunConfig& base,
                                      std::vector<VariedValue>* varied, std::vector<InitialCondition>* ics) {
-  if (args.initial_conditions < 1) {
-    throw UsageError(fmt::format("--initial-conditions: expected at least 1, got {}", args.initial_conditions));
+  if (args.initial_conditions < 1 || args.initial_conditions > 100000) {
+    throw UsageError(fmt::format("--initial-conditions: expected 1 … 100000, got {}", args.initial_conditions));
   }
   if (args.initial_conditions == 1 && args.vary.empty()) return {base};
   if (args.vary.empty()) {
@@ -363,13 +372,28 @@ struct DriftCell {
 struct DriftOutputs {
   std::optional<StagedFile> csv_file, per_ic_file;
   std::ofstream csv, per_ic;
+  /// Throws when a table could not be written (a full disk): the staging files then stay and
+  /// earlier tables of the names are kept.
+  void check_written() const {
+    const auto check = [](const std::ofstream& out, const std::optional<StagedFile>& file) {
+      if (file && !out.good()) {
+        throw std::runtime_error("drift table '" + file->path() + "': writing failed (" + std::strerror(errno) +
+                                 "); the rows written so far are in '" + file->staging_path() +
+                                 "' and an earlier table of that name is unchanged");
+      }
+    };
+    check(csv, csv_file);
+    if (per_ic.is_open()) check(per_ic, per_ic_file);
+  }
   void commit() {
+    csv.flush();
+    if (per_ic.is_open()) per_ic.flush();
+    check_written();
     csv.close();
+    if (per_ic.is_open()) per_ic.close();
+    check_written();  // a failed close sets failbit
     if (csv_file) csv_file->commit();
-    if (per_ic.is_open()) {
-      per_ic.close();
-      per_ic_file->commit();
-    }
+    if (per_ic_file) per_ic_file->commit();
   }
 };
 
@@ -458,6 +482,7 @@ void report_drift_cell(const std::string& method, const std::string& stab, doubl
                          csv_quote(c.first_failure));
   out.csv.flush();  // each finished cell is on disk (in the staging file) at once
   if (out.per_ic.is_open()) out.per_ic.flush();
+  out.check_written();
   if (c.failed > 0) spdlog::warn("{} {} dt={}: {}/{} runs failed; {}", method, stab, dt, c.failed, c.runs, c.first_failure);
 }
 
@@ -465,9 +490,10 @@ void report_drift_cell(const std::string& method, const std::string& stab, doubl
 
 int drift_command(const DriftArgs& args) {
   install_stop_signal_handlers();
+  const RunConfig files = load_run_config(args.file, args.overrides);
   refuse_same_files({{"--csv", args.csv}, {"--per-run-csv", args.per_ic_csv},
                      {"--plot", args.no_plot ? std::string() : args.plot}},
-                    {{"the run file", args.file}});
+                    run_input_files(files));
   check_output_directory(args.csv, "--csv");
   if (!args.per_ic_csv.empty()) check_output_directory(args.per_ic_csv, "--per-run-csv");
   if (!args.no_plot) check_output_directory(args.plot, "--plot");

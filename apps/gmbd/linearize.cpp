@@ -14,6 +14,7 @@
 #include "analysis/linear_analysis.hpp"
 #include "apps/gmbd/commands.hpp"
 #include "io/staged_file.hpp"
+#include "io/text_checks.hpp"
 #include "core/errors.hpp"
 #include "io/linear_results.hpp"
 #include "io/matlab_writer.hpp"
@@ -29,9 +30,12 @@ namespace {
 
 /// A model file has `bodies:`; a run file has `model:`.
 bool is_run_file(const std::string& path) {
+  // The same text checks as the run- and model-file readers, before yaml-cpp sees the text.
+  const std::string text = read_config_text(path, "input file");
+  check_config_text(text, path, "model or run file");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
   }
@@ -243,8 +247,10 @@ int linearize_command(const LinearizeArgs& args) {
   std::string model_path;
   std::vector<ParameterChange> changes;
   std::vector<std::pair<std::string, double>> initial_q;
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the input file", args.file}};
   if (is_run_file(args.file)) {
     const RunConfig config = load_run_config(args.file, args.overrides);
+    inputs = run_input_files(config);
     if (config.model_file.empty())
       throw InputError(args.file + ": model '" + config.model +
                        "' is a hand-written catalogue model without exact tangents; linear analysis needs "
@@ -300,7 +306,11 @@ int linearize_command(const LinearizeArgs& args) {
   const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
   refuse_same_files({{"the HDF5 output (-o)", h5}, {"--matlab", linear.matlab}, {"--mat", linear.mat},
                      {"--plot-file", args.plot ? args.plot_path : std::string()}},
-                    {{"the input file", args.file}, {"the model file", model_path}});
+                    [&] {
+                      auto all = inputs;
+                      all.emplace_back("the model file", model_path);
+                      return all;
+                    }());
   if (args.plot) check_output_directory(args.plot_path.empty() ? h5 : args.plot_path, "--plot-file");
 
   if (transient) return linearize_transient(args, linear, request);

@@ -145,7 +145,17 @@ TEST_F(FaultInjection, SigkillLeavesThePreviousResultAndAStagingFileThatSaysSo) 
   write("endless.yaml", kEndless);
   const pid_t pid = spawn({"run", "endless.yaml"}, "run.log");
   ASSERT_TRUE(wait_for_file("endless.h5.partial"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Kill only once the staging file is on disk and stable (layout and status are flushed at
+  // creation; the writer's lock keeps HDF5 readers out meanwhile).
+  const fs::path staged = dir_ / "endless.h5.partial";
+  std::uintmax_t size = 0;
+  for (int i = 0, stable = 0; i < 1000 && stable < 10; ++i) {
+    std::error_code ec;
+    const std::uintmax_t now = fs::file_size(staged, ec);
+    stable = (!ec && now > 0 && now == size) ? stable + 1 : 0;
+    size = ec ? 0 : now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   kill(pid, SIGKILL);
   wait_for(pid);
   // The earlier result is untouched; the killed run's file is readable and says it never ended.
@@ -154,9 +164,37 @@ TEST_F(FaultInjection, SigkillLeavesThePreviousResultAndAStagingFileThatSaysSo) 
   const std::string partial = (dir_ / "endless.h5.partial").string();
   EXPECT_EQ(h5_rows(partial), 0);
   EXPECT_CONTAINS(status_of(partial), "ended without recording its end: killed, crashed or power lost");
-  // The next run reuses the stale staging file.
-  EXPECT_EQ(gmbd("run short.yaml -o endless.h5").code, 0);
+  // The next run keeps the killed run's rows under a numbered name and says so.
+  const Result next = gmbd("run short.yaml -o endless.h5");
+  EXPECT_EQ(next.code, 0) << next.output;
+  EXPECT_CONTAINS(next.output, "it was kept as '");
   EXPECT_FALSE(fs::exists(partial));
+  EXPECT_CONTAINS(status_of(partial + ".1"), "ended without recording its end");
+}
+
+TEST_F(FaultInjection, StagingNamesCannotBeTurnedAgainstOtherFiles) {
+  write("short.yaml", kShort);
+  const std::string victim = write("victim.txt", "precious\n");
+  fs::create_symlink(victim, dir_ / "s.h5.partial");
+  Result r = gmbd("run short.yaml -o s.h5");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "is a symbolic link; refusing to write through it");
+  EXPECT_EQ(read("victim.txt"), "precious\n");
+  // An output whose staging name is the run file, or another output's name.
+  write("r.h5.partial", kShort);
+  r = gmbd("run r.h5.partial -o r.h5");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "(staged as)");
+  EXPECT_EQ(read("r.h5.partial"), kShort);
+  r = gmbd("run short.yaml -o q.h5.partial --csv q.h5");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "are the same file");
+  // HDF5 needs a regular file: a device is refused (CSV may go to one).
+  r = gmbd("run short.yaml -o /dev/null");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "not a regular file");
+  r = gmbd("run short.yaml -o ok.h5 --csv /dev/null");
+  EXPECT_EQ(r.code, 0) << r.output;
 }
 
 TEST_F(FaultInjection, SecondWriterOfOneOutputIsRefusedAndTheFirstCompletes) {

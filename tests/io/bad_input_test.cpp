@@ -52,6 +52,15 @@ TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
                   "run.yaml line 4: text after the end of the first YAML document");
   EXPECT_CONTAINS(error_of(kBase + "extra: " + std::string(500, '[') + std::string(500, ']') + "\n"),
                   "collections nested 65 levels deep; at most 64 are accepted");
+  std::string entries;
+  for (int k = 0; k < 30000; ++k) entries += "- ";
+  EXPECT_CONTAINS(error_of(kBase + "extra:\n  " + entries + "x\n"), "65 nested entries ('- ' or '? ') on one line");
+  EXPECT_CONTAINS(error_of(kBase, {std::string(40, 'a') + std::string(20000, '.').replace(0, 20000, [] {
+                    std::string k;
+                    for (int i = 0; i < 10000; ++i) k += ".a";
+                    return k;
+                  }()) + "=1"}),
+                  "a key of more than 16 components");
   EXPECT_CONTAINS(error_of(kBase + "description: \"" + std::string(5'000'000, 'x') + "\"\n"),
                   "a run file of 5000055 bytes; at most 4194304 are accepted");
   // yaml-cpp 0.7 never returns from a document starting with ',' (found by fuzz_run_config).
@@ -83,6 +92,24 @@ TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
   EXPECT_EQ(error_of("name: x\t# a comment after a tab\nmodel: {type: simple_pendulum}\n"), "(no error)");
 }
 
+TEST(BadInput, DevicesAndDeepParameterChainsAreMessagesNotCrashes) {
+  try {
+    load_run_config("/dev/zero");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "run file '/dev/zero': not a regular file");
+  }
+  std::string chain = "parameters:\n";
+  for (int k = 0; k < 3000; ++k) chain += "  p" + std::to_string(k) + ": p" + std::to_string(k + 1) + "\n";
+  chain += "  p3000: 1\n";
+  try {
+    parse_model_file(chain, "chain.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "parameters depend on each other 1000 levels deep");
+  }
+}
+
 TEST(BadInput, OverrideValuesWithTrailingTextAreErrors) {
   EXPECT_CONTAINS(error_of(kBase, {"time={end: 0.5} junk"}), "text after the end of the first YAML document");
   EXPECT_CONTAINS(error_of(kBase, {"time.end=5 6"}), "time.end: expected a number, got '5 6'");
@@ -109,6 +136,8 @@ TEST(BadInput, LookAlikeNamesAreShownEscaped) {
   const std::string what = prepare_error("name: x\nmodel: {type: \xd1\x95imple_pendulum}\n");
   EXPECT_CONTAINS(what, "written '\\u0455imple_pendulum': it contains the non-ASCII character U+0455 at character 1");
   EXPECT_CONTAINS(error_of(kBase + "integr\xd0\xb0tor: {method: rk4}\n"), "\\u0430");
+  EXPECT_CONTAINS(prepare_error("name: x\nmodel: {type: simple_pendulum, parameters: {l\xd0\xb5ngth: 1}}\n"),
+                  "written 'l\\u0435ngth'");
 }
 
 TEST(BadInput, ContradictoryOrLossySettingsAreErrors) {
