@@ -537,20 +537,10 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
                              "power lost; process " + std::to_string(::getpid()) + ")");
   h5.flush();
   std::optional<CsvResultWriter> csv;
-  RunSummary summary;
-  try {
-    if (!cfg.output.csv.empty()) csv.emplace(cfg.output.csv, layout);
-    summary = integrate(run, [&](const OutputSample& s) {
-      const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
-                          s.residual_velocity, s.correction, s.energy,
-                          s.outputs.size() > 0 ? s.outputs.data() : nullptr};
-      h5.append(row);
-      if (csv) csv->append(row);
-    });
-  } catch (const std::exception& e) {
-    // An error that is not the run's own (a full disk, an unwritable CSV, …): the status says
-    // what happened, the rows so far stay in the staging files and the earlier results under the
-    // requested names are left as they were.
+  // An error that is not the run's own (a full disk, an unwritable CSV, …): the status says
+  // what happened, the rows so far stay in the staging files and the earlier results under the
+  // requested names are left as they were.
+  const auto fail = [&](const std::exception& e) {
     try {
       h5.set_attribute("status", std::string("failed: ") + e.what());
     } catch (const std::exception&) {
@@ -563,13 +553,31 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
     kept += " (earlier files of the requested names are unchanged)";
     if (dynamic_cast<const InputError*>(&e) != nullptr) throw InputError(e.what() + kept);
     throw std::runtime_error(e.what() + kept);
+  };
+  RunSummary summary;
+  try {
+    if (!cfg.output.csv.empty()) csv.emplace(cfg.output.csv, layout);
+    summary = integrate(run, [&](const OutputSample& s) {
+      const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
+                          s.residual_velocity, s.correction, s.energy,
+                          s.outputs.size() > 0 ? s.outputs.data() : nullptr};
+      h5.append(row);
+      if (csv) csv->append(row);
+    });
+    // Every row on disk before the status says how the run ended: a disk that fills up on the
+    // last rows leaves "failed: …", never "completed" over missing rows.
+    h5.flush();
+    const std::string status = summary.completed ? "completed"
+                               : summary.interrupted ? "interrupted: " + summary.failure
+                                                     : "failed: " + summary.failure;
+    h5.set_attribute("status", status);
+    h5.set_attribute("wall_seconds", summary.wall_seconds);
+    h5.set_attribute("steps", static_cast<double>(summary.steps));
+  } catch (const std::exception& e) {
+    fail(e);
   }
-  const std::string status = summary.completed ? "completed"
-                             : summary.interrupted ? "interrupted: " + summary.failure
-                                                   : "failed: " + summary.failure;
-  h5.set_attribute("status", status);
-  h5.set_attribute("wall_seconds", summary.wall_seconds);
-  h5.set_attribute("steps", static_cast<double>(summary.steps));
+  // A failure inside close (HDF5's own metadata) leaves the file under its staging name and the
+  // message says so; the requested name keeps its earlier file.
   h5.close();
   if (csv) csv->close();
   return summary;

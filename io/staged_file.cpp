@@ -108,7 +108,9 @@ void StagedFile::lock_staging_file(const std::string& name) {
     return;
   }
   if (opened.st_size > 0) {
-    // Left by a writer that was killed or crashed: its rows are kept under a numbered name.
+    // Left by a writer that was killed or crashed: its rows are kept under a numbered name. If
+    // no such name can be had, nothing is emptied: the user decides what to do with that file.
+    std::string reason = "999 numbered copies exist already";
     for (int n = 1; n < 1000; ++n) {
       const std::string kept = staging_ + "." + std::to_string(n);
       struct stat exists {};
@@ -119,13 +121,13 @@ void StagedFile::lock_staging_file(const std::string& name) {
         release();
         return;  // try again with a fresh staging file
       }
+      reason = "renaming it to '" + kept + "' failed: " + std::strerror(errno);
       break;
     }
-    if (::ftruncate(fd_, 0) != 0) {
-      const int error = errno;
-      release();
-      throw InputError(name + ": cannot empty '" + staging_ + "': " + std::strerror(error));
-    }
+    release();
+    throw InputError(name + ": an unfinished earlier write left '" + staging_ + "' (" +
+                     std::to_string(static_cast<long long>(opened.st_size)) + " bytes) and it cannot be set "
+                     "aside (" + reason + "); nothing was written: move or remove that file");
   }
 }
 

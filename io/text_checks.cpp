@@ -63,7 +63,8 @@ void check_config_text(std::string_view text, const std::string& source, const s
     if (document_start && i >= marker_end && !in_comment && c != ' ' && c != '\t' && c != '\r' &&
         c != '\n' && c != '#') {
       if (c == ',') {
-        // yaml-cpp 0.7 never returns from a document that starts with ',' (found by fuzzing).
+        // yaml-cpp 0.7 would report a second empty document here (its LoadAll loop, found by
+        // fuzzing; load_one_document is the guard): say what is wrong instead.
         throw InputError(at(source, line, column) + ": ',' cannot start a YAML document; expected a "
                          "key (name: …), a list item (- …) or a value");
       }
@@ -129,20 +130,20 @@ void check_config_text(std::string_view text, const std::string& source, const s
       --depth;
       plain = false;  // a flow node ended: what follows is not inside a plain scalar
     } else if (c == ',' && depth == 0 && in_indent_before(text, i)) {
-      // yaml-cpp 0.7 never returns from some documents with a line starting with ',' (found by
-      // fuzzing); in block context such a line is never what was meant.
+      // In block context such a line is never what was meant (yaml-cpp 0.7 stops consuming
+      // tokens there: found by fuzzing).
       throw InputError(at(source, line, column) + ": a line starting with ','; ',' separates items "
                        "inside [ ] or { } (to continue a text on the next line, quote it)");
     } else if (c == ':' && depth == 0) {
       root_is_flow = false;  // the flow node or quoted scalar was a key: the value is a mapping
     } else if (c == ',' && depth == 0 && root_is_flow && !document_start) {
-      // yaml-cpp 0.7 never returns from "[a], b" or "'a', b" (found by fuzzing).
+      // "[a], b" or "'a', b": yaml-cpp 0.7 would call the rest a second document (found by fuzzing).
       throw InputError(at(source, line, column) + ": ',' after the document's value; a YAML "
                        "document holds one value (a mapping of sections for a " + kind + ")");
     } else if (c == ',' && depth == 0 && !plain) {
       // Outside [ ] and { } a ',' belongs inside a plain text ("a, b"); anywhere else (after a
-      // quoted or flow value, in a tag or anchor, where a value begins) YAML does not allow it,
-      // and yaml-cpp 0.7 may never return (found by fuzzing).
+      // quoted or flow value, in a tag or anchor, where a value begins) YAML does not allow it;
+      // yaml-cpp 0.7's own message for it is misleading (found by fuzzing).
       throw InputError(at(source, line, column) + ": ',' where no plain text precedes it; outside "
                        "[ ] or { } a ',' can only be part of a text (quote the text that holds it)");
     }

@@ -160,4 +160,18 @@ TEST_F(DriftCli, VaryRangesAndInitialSectionValuesAreProjected) {
   EXPECT_HAS(r.output, "gives no value of 'time.end' to scale");
 }
 
+// A run file meant for an adaptive method ("dt: auto") is drifted with a fixed-step method: --dt
+// gives every step, so nothing is missing and the study runs (it used to fail on "dt = 0").
+TEST_F(DriftCli, FixedStepMethodsTakeTheirStepFromDtWhateverTheRunFileSays) {
+  std::ofstream(dir_ / "auto.yaml") << "model: simple_pendulum\n"
+                                       "integrator: {method: rk45, dt: auto}\n"
+                                       "time: {end: 0.2, output_interval: 0.01}\n";
+  const Result r = gmbd("drift auto.yaml --dt 0.01,0.005 --integrator rk4,euler --stabilization dsc "
+                        "--no-plot --csv d.csv");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::vector<CsvRow> rows = read_csv(dir_ / "d.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) EXPECT_EQ(row.at("status"), "ok") << row.at("first_failure");
+}
+
 }  // namespace

@@ -117,8 +117,8 @@ class FaultInjection : public gmbd::test::GmbdCliTest {
 
   // A signal between far-apart output rows ends the run with exit code 130; the rows written so
   // far are kept under the requested name with status "interrupted".
-  void expect_signal_stops_run(int signal_number) {
-    write("endless.yaml", kEndless);
+  void expect_signal_stops_run(int signal_number, const char* run_file = kEndless) {
+    write("endless.yaml", run_file);
     const pid_t pid = spawn({"run", "endless.yaml"}, "run.log");
     ASSERT_TRUE(wait_for_file("endless.h5.partial"));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -137,6 +137,16 @@ class FaultInjection : public gmbd::test::GmbdCliTest {
 TEST_F(FaultInjection, SigintBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGINT); }
 TEST_F(FaultInjection, SigtermBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGTERM); }
 TEST_F(FaultInjection, SighupBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGHUP); }
+// The SUNDIALS integrators check for a stop inside their own step loop (the right-hand side).
+TEST_F(FaultInjection, SigintStopsIdaAndCvodeBetweenFarApartRows) {
+  for (const char* method : {"ida", "cvode-bdf"}) {
+    SCOPED_TRACE(method);
+    std::string text = kEndless;
+    text.replace(text.find("{method: rk4, dt: 1.0e-5}"), 25,
+                 std::string("{method: ") + method + ", rtol: 1.0e-10, atol: 1.0e-12, max_steps: 1000000000}");
+    expect_signal_stops_run(SIGINT, text.c_str());
+  }
+}
 
 TEST_F(FaultInjection, SigkillLeavesThePreviousResultAndAStagingFileThatSaysSo) {
   write("short.yaml", kShort);
@@ -309,6 +319,21 @@ TEST_F(FaultInjection, FullDiskKeepsThePreviousFileAndSaysWhy) {
   EXPECT_GE(h5_only.code, 1) << h5_only.output;
   EXPECT_LE(h5_only.code, 3) << h5_only.output;
   EXPECT_EQ(h5_rows((small / "result.h5").string()), 11) << "the earlier result was damaged";
+  // Every row buffered to the end (flush_rows above the row count): the disk fills up in the
+  // last flush, after the integration, and the staging file must not say "completed".
+  for (const auto& entry : fs::directory_iterator(small)) {
+    if (entry.path().filename().string().rfind("result.h5.partial", 0) == 0) fs::remove(entry.path());
+  }
+  const Result late = gmbd("run short.yaml -o small/result.h5 --set time.end=1000 --set integrator.dt=0.01 "
+                           "--set output.flush_rows=1000000");
+  EXPECT_GE(late.code, 1) << late.output;
+  EXPECT_LE(late.code, 3) << late.output;
+  EXPECT_CONTAINS(late.output, "No space left on device");
+  EXPECT_EQ(h5_rows((small / "result.h5").string()), 11) << "the earlier result was damaged";
+  if (fs::exists(small / "result.h5.partial")) {
+    EXPECT_EQ(status_of((small / "result.h5.partial").string()).find("completed"), std::string::npos)
+        << status_of((small / "result.h5.partial").string());
+  }
   { std::ofstream filler(small / "filler", std::ios::binary); filler << std::string(200000, 'x'); }
   const Result no_room = gmbd("run short.yaml -o small/other.h5");
   EXPECT_GE(no_room.code, 1) << no_room.output;

@@ -3,6 +3,13 @@
 // --set text), absurd expressions, look-alike names, contradictory or lossy settings.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -11,6 +18,7 @@
 #include "io/model_file.hpp"
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
+#include "io/yaml_document.hpp"
 
 namespace gmbd {
 namespace {
@@ -108,6 +116,21 @@ TEST(BadInput, DevicesAndDeepParameterChainsAreMessagesNotCrashes) {
   } catch (const InputError& e) {
     EXPECT_CONTAINS(std::string(e.what()), "parameters depend on each other 1000 levels deep");
   }
+  // A mapping nested 500 levels by indentation (yaml-cpp recurses once per level).
+  std::string deep = kBase + "extra:\n";
+  for (int level = 1; level < 500; ++level) deep += std::string(2 * level, ' ') + "a:\n";
+  EXPECT_CONTAINS(error_of(deep), "run.yaml line 68, column 131: indented 130 columns; expected at most 128");
+  // A 50 MB run file on disk is refused by its size before a byte of it is read.
+  const std::filesystem::path big = std::filesystem::temp_directory_path() / "gmbd_bad_input_50MB.yaml";
+  { std::ofstream(big) << kBase; }
+  std::filesystem::resize_file(big, 50'000'000);
+  try {
+    load_run_config(big.string());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "a run file of 50000000 bytes; at most 4194304 are accepted");
+  }
+  std::filesystem::remove(big);
 }
 
 TEST(BadInput, OverrideValuesWithTrailingTextAreErrors) {
@@ -149,6 +172,50 @@ TEST(BadInput, ContradictoryOrLossySettingsAreErrors) {
                   "integrator.rtol = 1e-30: expected ≥ 1e-15");
   EXPECT_CONTAINS(prepare_error(kBase + "time: {end: 1, output_interval: 0.015}\nintegrator: {method: rk4, dt: 0.01}\n"),
                   "time.output_interval = 0.015 s is not a whole number of steps of integrator.dt = 0.01 s");
+}
+
+// The root of the yaml-cpp 0.7 endless loops the fuzzers found: YAML::LoadAll keeps reporting
+// empty documents once the parser stops consuming tokens. load_one_document asks the parser for
+// two documents at most; here it must finish on every committed regression input and on generated
+// "value, then a ','" texts, with the text checks bypassed. A hang ends the test binary at once.
+TEST(BadInput, YamlLoadingTerminatesOnEveryInputTheFuzzersHungOn) {
+  std::vector<std::string> texts;
+  for (const char* target : {"run_config", "model_file"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(GMBD_SOURCE_DIR) + "/fuzz/regressions/" + target)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  ASSERT_GE(texts.size(), 10u);
+  for (const char* value : {"[a]", "{a: 1}", "\"a\"", "'a'", "!a", "&a", "\"\"\"\"", "a: 'q'", "a:\n  - [1]", ""}) {
+    for (const char* tail : {",", ", b", " , b\n", ",\n,", "\n, x"}) texts.push_back(std::string(value) + tail);
+  }
+  auto all_loaded = std::async(std::launch::async, [&texts] {
+    int errors = 0;
+    for (const std::string& text : texts) {
+      try {
+        io_detail::load_one_document(text, "fuzz.yaml", "run file");
+      } catch (const InputError&) {
+        ++errors;
+      } catch (const YAML::Exception&) {
+        ++errors;
+      }
+    }
+    return errors;
+  });
+  if (all_loaded.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    std::fprintf(stderr, "load_one_document did not return within 30 s: the yaml-cpp loop is back\n");
+    std::_Exit(1);
+  }
+  EXPECT_GT(all_loaded.get(), 0);
+  // A real second document is still named with its line.
+  try {
+    io_detail::load_one_document("a: 1\n---\nb: 2\n", "two.yaml", "run file");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "two.yaml line 3: text after the end of the first YAML document");
+  }
+  EXPECT_EQ(io_detail::load_one_document("a: 1\n...\n", "one.yaml", "run file")["a"].as<int>(), 1);
 }
 
 }  // namespace

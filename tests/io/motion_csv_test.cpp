@@ -152,6 +152,10 @@ TEST(MotionCsv, MalformedInputNamesFileAndLine) {
   o.columns = {0};
   expect("0,1\n0.01,2\n", o, ": columns", "other than the time column");
   expect("0\n0.01\n", t0, ": expected at least one acceleration column", "time column");
+  // Accelerations in one column (not increasing, so not a time column either) get the same
+  // message, not "increasing times" on line 2.
+  expect("0.3\n-0.2\n0.1\n", t0, ": expected at least one acceleration column",
+         "the file has one column and time_column is 0");
 }
 
 }  // namespace
