@@ -3,6 +3,8 @@
 #include "analysis/frequency_response.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <numbers>
 
 #include <Eigen/Dense>
@@ -18,10 +20,20 @@ constexpr std::complex<double> kI(0.0, 1.0);
 }  // namespace
 
 std::vector<double> frequency_grid(double from, double to, int count) {
-  if (!(count >= 1)) throw InputError("freq: expected at least 1 point, got " + std::to_string(count));
-  if (!std::isfinite(from) || !std::isfinite(to) || from < 0.0 || to < from)
-    throw InputError("freq: expected 0 ≤ FROM ≤ TO (Hz), got " + std::to_string(from) + ":" +
-                     std::to_string(to));
+  // %g: a bound like 1e308 is shown as such, not as 309 digits.
+  const auto hz = [](double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return std::string(text);
+  };
+  if (count < 1 || count > kMaxFrequencyPoints) {
+    throw InputError("freq: expected 1 to " + std::to_string(kMaxFrequencyPoints) + " points, got " +
+                     std::to_string(count));
+  }
+  if (!(from >= 0.0 && to >= from && to <= kMaxFrequencyHz)) {  // NaN fails every comparison
+    throw InputError("freq: expected 0 ≤ FROM ≤ TO ≤ " + hz(kMaxFrequencyHz) + " (Hz), got " + hz(from) + ":" +
+                     hz(to));
+  }
   std::vector<double> f(static_cast<size_t>(count));
   for (int k = 0; k < count; ++k) {
     const double s = count == 1 ? 0.0 : static_cast<double>(k) / (count - 1);

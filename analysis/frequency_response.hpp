@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/frequency_limits.hpp"
 #include "analysis/linear_model.hpp"
 
 namespace gmbd::analysis {
@@ -17,6 +18,7 @@ struct FrequencyResponse {
 };
 
 /// `count` points from `from` to `to` Hz, logarithmic when both are positive, else linear.
+/// InputError for count outside 1 … kMaxFrequencyPoints or a range outside 0 ≤ from ≤ to ≤ kMaxFrequencyHz.
 std::vector<double> frequency_grid(double from, double to, int count);
 
 /// From the state space: A is reduced to Hessenberg form once, then each frequency costs one

@@ -97,7 +97,7 @@ CsvResultWriter::CsvResultWriter(const std::string& path, const ResultLayout& la
   w.layout = layout;
   w.flush_rows = flush_rows;
   w.staged.emplace(path, "results file");
-  w.file = std::fopen(w.staged->staging_path().c_str(), "w");
+  w.file = std::fopen(w.staged->staging_path().c_str(), w.staged->in_place() ? "a" : "w");
   if (w.file == nullptr) {
     throw InputError("results file '" + path + "': cannot create the file: " + std::strerror(errno));
   }

@@ -456,7 +456,7 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
   }
 
   StagedFile staged(path, "MATLAB script");  // an earlier script survives a failed write
-  std::FILE* f = std::fopen(staged.staging_path().c_str(), "wb");
+  std::FILE* f = std::fopen(staged.staging_path().c_str(), staged.in_place() ? "ab" : "wb");
   if (f == nullptr) {
     throw InputError("cannot write the MATLAB script " + path + ": " + std::strerror(errno));
   }
@@ -466,7 +466,7 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
   const bool close_ok = std::fclose(f) == 0;
   if (!write_ok || !close_ok) {
     const int err = !write_ok ? write_errno : errno;
-    remove_partial(staged.staging_path());
+    if (!staged.in_place()) remove_partial(staged.staging_path());
     throw InputError("cannot write the MATLAB script " + path + ": " + std::strerror(err));
   }
   staged.commit();

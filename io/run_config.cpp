@@ -16,6 +16,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "analysis/frequency_limits.hpp"
 #include "core/errors.hpp"
 #include "io/model_file.hpp"
 #include "io/suggest.hpp"
@@ -559,10 +560,12 @@ void read_linear(const Reader& r, const YAML::Node& node, LinearConfig& linear) 
     if (linear.f_from < 0.0) r.fail(*from, f.child("from"), "expected a frequency ≥ 0 Hz, got " + describe(*from));
     linear.f_to = r.positive(*to, f.child("to"));
     if (linear.f_to < linear.f_from)
-      r.fail(*to, f.child("to"), "expected to ≥ from (" + std::to_string(linear.f_from) + " Hz), got " + describe(*to));
+      r.fail(*to, f.child("to"), "expected to ≥ from (" + describe(*from) + " Hz), got " + describe(*to));
+    if (linear.f_to > analysis::kMaxFrequencyHz)
+      r.fail(*to, f.child("to"), "expected at most 1e12 Hz, got " + describe(*to));
     linear.f_count = 1000;
     if (const YAML::Node* p = f.get("points"))
-      linear.f_count = static_cast<int>(r.integer(*p, f.child("points"), 1, 10000000));
+      linear.f_count = static_cast<int>(r.integer(*p, f.child("points"), 1, analysis::kMaxFrequencyPoints));
   }
   if (const YAML::Node* n = s.get("balancing")) linear.balancing = r.choice(*n, s.child("balancing"), {"auto", "true", "false"});
   if (const YAML::Node* n = s.get("disable_damping")) linear.disable_damping = r.boolean(*n, s.child("disable_damping"));

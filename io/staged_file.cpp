@@ -43,6 +43,27 @@ std::string creation_failure_text(const std::string& path, int error) {
   return reason;
 }
 
+// True when `path` names an open descriptor rather than a file: /dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N, or a chain of links through /proc. Such a name is an alias of a
+// stream (a terminal, a pipe, or a file the shell opened); it is never a file to replace, and
+// renaming onto it would replace the link itself (/dev/stdout would become a regular file).
+bool is_descriptor_alias(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return false;
+  for (int hops = 0; hops < 40; ++hops) {
+    const std::string text = p.lexically_normal().string();
+    if (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/fd/", 0) == 0) return true;
+    const fs::path parent = fs::weakly_canonical(p.parent_path(), ec);
+    if (!ec && parent.string().rfind("/proc/", 0) == 0) return true;
+    if (!fs::is_symlink(p, ec)) return false;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) return false;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string StagedFile::staging_path_of(const std::string& path) { return path + ".partial"; }
@@ -51,6 +72,26 @@ StagedFile::StagedFile(std::string path, std::string what, bool in_place_for_dev
     : path_(std::move(path)), staging_(staging_path_of(path_)), what_(std::move(what)) {
   const std::string name = what_ + " '" + path_ + "'";
   if (path_.empty()) throw InputError(what_ + ": empty file name");
+  if (is_descriptor_alias(path_)) {
+    if (!in_place_for_devices) {
+      throw InputError(name + ": names an open stream (standard output, a descriptor), not a file; this "
+                       "output needs a regular file name; nothing was written");
+    }
+    // Written through the stream as it is (appending: the shell may have opened it with >>).
+    staging_ = path_;
+    direct_ = true;
+    return;
+  }
+  struct stat link {};
+  if (::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    // A link to a file: the file it names is replaced, the link stays (renaming onto the link
+    // would replace the link with a regular file).
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(path_, ec);
+    if (ec) throw InputError(name + ": cannot resolve the symbolic link: " + ec.message() + "; nothing was written");
+    path_ = target.string();
+    staging_ = staging_path_of(path_);
+  }
   struct stat st {};
   if (::stat(path_.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw InputError(name + ": cannot write the file: it is a directory");

@@ -17,8 +17,11 @@ namespace gmbd {
 class StagedFile {
  public:
   /// `what` names the file in messages ("results file", "MAT file", …). A path that exists and
-  /// is not a regular file (/dev/stdout, a FIFO) is written directly when in_place_for_devices
-  /// (text outputs), else refused (HDF5 and MAT files need a seekable regular file). The staging
+  /// is not a regular file (/dev/null, a FIFO), or that names an open descriptor (/dev/stdout,
+  /// /dev/fd/N, /proc/self/fd/N, whatever it points to), is written directly — appending, see
+  /// in_place() — when in_place_for_devices (text outputs), else refused (HDF5 and MAT files need
+  /// a seekable regular file). A symbolic link to a file stages and replaces the file it names;
+  /// the link stays. The staging
   /// file is never opened through a symbolic link; a non-empty one left by a killed writer is
   /// kept as "<path>.partial.N" (with a warning). Throws InputError when
   /// `path` is empty or a directory, exists read-only (the user protected it), its directory is
@@ -36,6 +39,9 @@ class StagedFile {
   /// fsync + rename onto path() + release the lock. Throws std::runtime_error naming both paths.
   void commit();
   bool committed() const { return committed_; }
+  /// True when the output is written directly (a device, FIFO or descriptor alias): open it for
+  /// appending, never truncate or remove it.
+  bool in_place() const { return direct_; }
 
   /// "<path>.partial".
   static std::string staging_path_of(const std::string& path);

@@ -79,7 +79,6 @@ void check_config_text(std::string_view text, const std::string& source, const s
       in_comment = false;
       plain = property = false;
       indicators = 0;
-      if (quote == '\'') quote = 0;  // single-quoted scalars rarely span lines; do not cascade
       continue;
     }
     if (u == 0) {
@@ -112,9 +111,16 @@ void check_config_text(std::string_view text, const std::string& source, const s
       if (c == quote) quote = 0;
       else if (c == '\\' && quote == '"') ++i, ++column;
     } else if ((c == '"' || c == '\'') && !plain) {
-      // A quote starts a scalar only at its beginning (after space, '[', '{', ',', ':').
+      // A quote starts a scalar only at its beginning (after space, '[', '{', ',', ':'); inside
+      // [ ] or { } only where an item begins ("[a 'b]" is the plain text "a 'b").
       const char before = i == 0 ? ' ' : text[i - 1];
-      if (before == ' ' || before == '[' || before == '{' || before == ',' || before == ':' || before == '\n') {
+      std::size_t k = i;
+      while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t')) --k;
+      const char item_before = k == 0 ? '\n' : text[k - 1];
+      const bool starts_item = item_before == '[' || item_before == '{' || item_before == ',' ||
+                               item_before == ':' || item_before == '\n' || item_before == '\r';
+      if ((before == ' ' || before == '[' || before == '{' || before == ',' || before == ':' || before == '\n') &&
+          (depth == 0 || starts_item)) {
         quote = c;
         quote_line = line;
         quote_column = column;
@@ -169,9 +175,13 @@ void check_config_text(std::string_view text, const std::string& source, const s
     }
     if ((u & 0xC0) != 0x80) ++column;  // count characters, not bytes
   }
-  if (quote == '"') {
-    throw InputError(at(source, quote_line, quote_column) + ": a double-quoted string that is never "
-                     "closed; expected a closing '\"' (the rest of the " + kind + " was read as part of it)");
+  if (quote != 0) {
+    // Quoted scalars may span lines, so an unclosed one swallows the rest of the text: yaml-cpp
+    // then complains about a later section (or, for a single quote, takes the rest as the value).
+    const std::string which = quote == '"' ? "double" : "single";
+    throw InputError(at(source, quote_line, quote_column) + ": a " + which + "-quoted string that is never "
+                     "closed; expected a closing " + (quote == '"' ? "'\"'" : "\"'\"") + " (the rest of the " + kind +
+                     " was read as part of it)");
   }
 }
 

@@ -1,7 +1,9 @@
 // Implementation of the gmbd sub-commands: run, drift, info, models, demo, export.
 #include "apps/gmbd/commands.hpp"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -125,6 +127,22 @@ void check_output_directory(const std::string& path, const std::string& option) 
   }
 }
 
+void keep_stdout_for_data(const std::vector<std::string>& outputs) {
+  struct stat out {};
+  if (::fstat(STDOUT_FILENO, &out) != 0) return;
+  for (const std::string& path : outputs) {
+    struct stat st {};
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) continue;
+    if (st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
+      // The table streams through standard output: the report goes to standard error, so that
+      // the two never interleave (`gmbd run x.yaml --csv /dev/stdout | …`).
+      std::cout.flush();
+      std::cout.rdbuf(std::cerr.rdbuf());
+      return;
+    }
+  }
+}
+
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args) {
   const fs::path path = scripts_dir() / script;
   if (!fs::exists(path)) {
@@ -164,6 +182,7 @@ int run_command(const RunArgs& args) {
     refuse_same_files({{"--plot-file", png}}, {{"the run file", args.file}, {"-o", config.output.hdf5},
                                                 {"--csv", config.output.csv}});
   }
+  keep_stdout_for_data({config.output.csv});
   const PreparedRun run = prepare_run(config);
   spdlog::info("running {} ({}, {} coordinates, {} constraints) with {} + {}, t = {} … {} s",
                config.name, model_label(config), run.built.model->nq(), run.built.model->n_constraints(),
@@ -451,14 +470,14 @@ void run_drift_case(const RunConfig& ic_config, const std::string& method, const
 
 void write_drift_headers(const DriftArgs& args, const std::vector<VariedValue>& varied, DriftOutputs& out) {
   out.csv_file.emplace(args.csv, "drift table");
-  out.csv.open(out.csv_file->staging_path());
+  out.csv.open(out.csv_file->staging_path(), out.csv_file->in_place() ? std::ios::app : std::ios::out);
   if (!out.csv) throw InputError("cannot write drift table '" + args.csv + "'");
   out.csv << "integrator,stabilization,dt,max_position_residual,max_velocity_residual,"
              "max_energy_error,max_correction,steps,rhs_evaluations,wall_seconds,status,"
              "initial_conditions,failed,total_wall_seconds,first_failure\n";
   if (args.per_ic_csv.empty()) return;
   out.per_ic_file.emplace(args.per_ic_csv, "per-run drift table");
-  out.per_ic.open(out.per_ic_file->staging_path());
+  out.per_ic.open(out.per_ic_file->staging_path(), out.per_ic_file->in_place() ? std::ios::app : std::ios::out);
   if (!out.per_ic) throw InputError("cannot write per-initial-condition table '" + args.per_ic_csv + "'");
   out.per_ic << "integrator,stabilization,dt,initial_condition";
   for (const auto& vv : varied) out.per_ic << "," << vv.key;
@@ -497,6 +516,7 @@ int drift_command(const DriftArgs& args) {
   check_output_directory(args.csv, "--csv");
   if (!args.per_ic_csv.empty()) check_output_directory(args.per_ic_csv, "--per-run-csv");
   if (!args.no_plot) check_output_directory(args.plot, "--plot");
+  keep_stdout_for_data({args.csv, args.per_ic_csv});
   const RunConfig base = load_run_config(args.file, args.overrides);
   for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {

@@ -96,6 +96,9 @@ std::string read_text(const std::string& path);
 /// Runs a Python plotting script from scripts/ with Debian's python3 (matplotlib). Returns
 /// false and logs a warning when python or the script is unavailable.
 bool run_plot_script(const std::string& script, const std::vector<std::string>& args);
+/// When one of `outputs` is the process's standard output (--csv /dev/stdout, or a name of the
+/// file stdout was redirected to), the report printed on std::cout goes to standard error.
+void keep_stdout_for_data(const std::vector<std::string>& outputs);
 /// Throws InputError naming `option` when the folder of the output `path` does not exist
 /// (checked before a run, so that a plot or table never fails after the work is done).
 void check_output_directory(const std::string& path, const std::string& option);

@@ -312,6 +312,7 @@ int linearize_command(const LinearizeArgs& args) {
                       return all;
                     }());
   if (args.plot) check_output_directory(args.plot_path.empty() ? h5 : args.plot_path, "--plot-file");
+  keep_stdout_for_data({linear.matlab});
 
   if (transient) return linearize_transient(args, linear, request);
   const ModelFileSpec spec = load_model_file(model_path, changes);

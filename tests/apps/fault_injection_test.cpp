@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -205,6 +206,56 @@ TEST_F(FaultInjection, StagingNamesCannotBeTurnedAgainstOtherFiles) {
   EXPECT_CONTAINS(r.output, "not a regular file");
   r = gmbd("run short.yaml -o ok.h5 --csv /dev/null");
   EXPECT_EQ(r.code, 0) << r.output;
+}
+
+// Names that are not files to replace: /dev/stdout (a link into /proc, whatever stdout is) is
+// written through, never renamed onto (that replaced the system's /dev/stdout link with a
+// regular file); a user's link to a file keeps being a link to the new file.
+TEST_F(FaultInjection, StreamsAndLinksAreWrittenThroughNeverReplaced) {
+  struct stat before {};
+  ASSERT_EQ(lstat("/dev/stdout", &before), 0);
+  ASSERT_TRUE(S_ISLNK(before.st_mode));
+  // Should the bug come back, put the system's link back (as root) so later tests still work.
+  struct RestoreDevStdout {
+    ~RestoreDevStdout() {
+      struct stat now {};
+      if (lstat("/dev/stdout", &now) == 0 && !S_ISLNK(now.st_mode) && unlink("/dev/stdout") == 0) {
+        [[maybe_unused]] const int rc = symlink("/proc/self/fd/1", "/dev/stdout");
+      }
+    }
+  } restore;
+  write("short.yaml", kShort);
+  const auto shell = [&](const std::string& command) {
+    return gmbd::test::run_command("cd '" + dir_.string() + "' && { '" GMBD_EXE "' " + command + "; }");
+  };
+  // stdout redirected to a regular file: the table streams into it, the report goes to stderr.
+  Result r = shell("run short.yaml --csv /dev/stdout -o s.h5 > table.csv 2> report.txt");
+  EXPECT_EQ(r.code, 0) << r.output << read("report.txt");
+  struct stat after {};
+  ASSERT_EQ(lstat("/dev/stdout", &after), 0);
+  EXPECT_TRUE(S_ISLNK(after.st_mode)) << "/dev/stdout was replaced";
+  const std::string table = read("table.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 102) << table.substr(0, 400);
+  EXPECT_EQ(table.rfind("time,", 0), 0u) << table.substr(0, 200);
+  EXPECT_CONTAINS(read("report.txt"), "status            completed");
+  // … and through a pipe.
+  r = shell("run short.yaml --csv /dev/stdout -o s.h5 2>/dev/null | wc -l > lines.txt");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(std::stoi(read("lines.txt")), 102);
+  // HDF5 needs a seekable file of its own: a stream is refused before anything is written.
+  r = shell("run short.yaml -o /dev/stdout > out.bin");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "names an open stream (standard output, a descriptor), not a file");
+  ASSERT_EQ(lstat("/dev/stdout", &after), 0);
+  EXPECT_TRUE(S_ISLNK(after.st_mode)) << "/dev/stdout was replaced";
+  // A link to a results file: the file is replaced, the link stays.
+  ASSERT_EQ(gmbd("run short.yaml -o real.h5 --set time.end=0.1").code, 0);
+  fs::create_symlink("real.h5", dir_ / "link.h5");
+  r = gmbd("run short.yaml -o link.h5");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.h5"));
+  EXPECT_EQ(h5_rows((dir_ / "real.h5").string()), 101);
+  EXPECT_FALSE(fs::exists(dir_ / "link.h5.partial"));
 }
 
 TEST_F(FaultInjection, SecondWriterOfOneOutputIsRefusedAndTheFirstCompletes) {

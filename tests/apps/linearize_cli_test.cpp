@@ -165,6 +165,13 @@ TEST_F(LinearizeCli, BadNamesListTheValidOnes) {
   r = gmbd("linearize " + example("linear/toy_float.yaml") + " --freq 10:1:5");
   EXPECT_EQ(r.code, 1);
   EXPECT_CONTAINS(r.output, "FROM");
+  // Absurd grids: bounded, and no 309-digit numbers in the message.
+  r = gmbd("linearize " + example("linear/toy_float.yaml") + " --freq 1:10:2000000000");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "freq: expected 1 to 1000000 points, got 2000000000");
+  r = gmbd("linearize " + example("linear/toy_float.yaml") + " --freq 0:1e300:5");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.output, "freq: expected 0 ≤ FROM ≤ TO ≤ 1e+12 (Hz), got 0:1e+300");
   r = gmbd("linearize " + example("linear/toy_float.yaml") + " --at t=2");
   EXPECT_EQ(r.code, 1);
   EXPECT_CONTAINS(r.output, "needs a run file");

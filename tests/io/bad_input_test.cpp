@@ -56,6 +56,17 @@ TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
   EXPECT_CONTAINS(error_of("name: x\x01\x02\n"), "the control character 0x01; expected text");
   EXPECT_CONTAINS(error_of("name: \"x\nmodel: {type: simple_pendulum}\n"),
                   "run.yaml line 1, column 7: a double-quoted string that is never closed");
+  // A single quote too: it used to swallow the next sections ("model: missing") or, at the end,
+  // to be taken as the value without a word.
+  EXPECT_CONTAINS(error_of("name: 'x\nmodel: {type: simple_pendulum}\n"),
+                  "run.yaml line 1, column 7: a single-quoted string that is never closed; expected a closing \"'\"");
+  EXPECT_CONTAINS(error_of(kBase + "description: 'it is\n"), "run.yaml line 3, column 14: a single-quoted string");
+  // Quotes inside texts are not strings; quoted texts may span lines and hold '' (a quote).
+  for (const char* text : {"description: it's a 'pendulum\n", "description: 'first\n  second'\n",
+                           "description: 'It''s'\n", "description: [a 'b, c\"d]\n",
+                           "description: {k: it's}\n", "description: ['a', \"b\"]\n"}) {
+    EXPECT_EQ(error_of(kBase + text), "(no error)") << text;
+  }
   EXPECT_CONTAINS(error_of(kBase + "---\nname: y\n"),
                   "run.yaml line 4: text after the end of the first YAML document");
   EXPECT_CONTAINS(error_of(kBase + "extra: " + std::string(500, '[') + std::string(500, ']') + "\n"),
