@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -233,6 +234,14 @@ TextFile load_text(const std::string& path, const char* who) {
   if (!fs::is_regular_file(status))
     throw InputError(std::string(who) + ": " + path + ": cannot read: expected a regular file, " +
                      "found a directory or special file");
+  // The text is held in memory while it is parsed (about four times its size at the peak): a
+  // bound keeps a wrong file (a disk image, a log) from exhausting memory.
+  constexpr std::uintmax_t kMaxMotionFileBytes = std::uintmax_t{1} << 30;
+  if (const auto size = fs::file_size(path, ec); !ec && size > kMaxMotionFileBytes) {
+    throw InputError(std::string(who) + ": " + path + ": a file of " + std::to_string(size) +
+                     " bytes; expected a motion record of at most 1 GiB (" + std::to_string(kMaxMotionFileBytes) +
+                     " bytes): split or decimate the record");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(std::string(who) + ": " + path + ": cannot open: expected a readable file, " +

@@ -125,6 +125,10 @@ void StagedFile::lock_staging_file(const std::string& name) {
       throw InputError(name + ": its staging file '" + staging_ + "' is a symbolic link; refusing to "
                        "write through it (remove it); nothing was written");
     }
+    if (error == EISDIR) {
+      throw InputError(name + ": its staging file '" + staging_ + "' is a directory (move or remove it); "
+                       "nothing was written");
+    }
     throw InputError(name + ": cannot create the file: " + creation_failure_text(staging_, error));
   }
   struct stat opened {};

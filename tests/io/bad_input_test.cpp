@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/name_text.hpp"
 #include "io/model_file.hpp"
+#include "io/motion.hpp"
 #include "io/run_config.hpp"
 #include "io/simulation.hpp"
 #include "io/text_checks.hpp"
@@ -143,6 +144,19 @@ TEST(BadInput, DevicesAndDeepParameterChainsAreMessagesNotCrashes) {
     EXPECT_CONTAINS(std::string(e.what()), "a run file of 50000000 bytes; at most 4194304 are accepted");
   }
   std::filesystem::remove(big);
+  // A motion "record" of 2 GiB (a disk image given by mistake): refused by its size, not read.
+  const std::filesystem::path huge = std::filesystem::temp_directory_path() / "gmbd_bad_input_2GiB.csv";
+  { std::ofstream(huge) << "0,0\n0.01,0\n"; }
+  std::filesystem::resize_file(huge, std::uintmax_t{2} << 30);
+  for (const char* format : {"auto", "csv", "peer-at2"}) {
+    try {
+      read_motion_file(huge.string(), format);
+      ADD_FAILURE() << "no error for " << format;
+    } catch (const InputError& e) {
+      EXPECT_CONTAINS(std::string(e.what()), "a file of 2147483648 bytes; expected a motion record of at most 1 GiB");
+    }
+  }
+  std::filesystem::remove(huge);
 }
 
 TEST(BadInput, OverrideValuesWithTrailingTextAreErrors) {
