@@ -21,7 +21,9 @@ std::vector<double> automatic_grid(const ModalAnalysis& modal) {
     hi = std::max(hi, m.frequency_hz);
   }
   if (lo == 0.0) return frequency_grid(0.01, 100.0, 1000);
-  return frequency_grid(lo / 10.0, hi * 10.0, 1000);
+  // A mode above the grid's bound (a nearly massless part) does not stretch the grid past it.
+  const double to = std::min(hi * 10.0, kMaxFrequencyHz);
+  return frequency_grid(std::min(lo / 10.0, to), to, 1000);
 }
 
 double max_relative_difference(const FrequencyResponse& a, const FrequencyResponse& b) {

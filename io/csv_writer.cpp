@@ -67,6 +67,7 @@ struct CsvResultWriter::Impl {
   ResultLayout layout;
   int flush_rows = 256;
   std::optional<StagedFile> staged;  // "<path>.partial", renamed onto path by close()
+  std::string staging;               // its name, kept after close() or abandon()
   int exceptions_at_creation = std::uncaught_exceptions();
   std::FILE* file = nullptr;
   std::vector<char> stdio_buffer;
@@ -97,7 +98,8 @@ CsvResultWriter::CsvResultWriter(const std::string& path, const ResultLayout& la
   w.layout = layout;
   w.flush_rows = flush_rows;
   w.staged.emplace(path, "results file");
-  w.file = std::fopen(w.staged->staging_path().c_str(), w.staged->in_place() ? "a" : "w");
+  w.staging = w.staged->staging_path();
+  w.file = w.staged->open_stdio();
   if (w.file == nullptr) {
     throw InputError("results file '" + path + "': cannot create the file: " + std::strerror(errno));
   }
@@ -195,6 +197,10 @@ long CsvResultWriter::rows() const { return impl_ ? impl_->rows : 0; }
 const std::string& CsvResultWriter::path() const {
   static const std::string kEmpty;
   return impl_ ? impl_->path : kEmpty;
+}
+const std::string& CsvResultWriter::staging_path() const {
+  static const std::string kEmpty;
+  return impl_ ? impl_->staging : kEmpty;
 }
 
 // ============================================================================================

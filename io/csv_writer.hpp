@@ -42,6 +42,9 @@ class CsvResultWriter {
   /// Rows written so far.
   long rows() const;
   const std::string& path() const;
+  /// Where the rows are written until close() renames it onto path() ("<path>.partial", next to
+  /// the file a symbolic link names; path() itself for a device or stream).
+  const std::string& staging_path() const;
 
  private:
   struct Impl;

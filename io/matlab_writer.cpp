@@ -456,7 +456,7 @@ void write_matlab_script(const std::string& path, const MatlabLinearExport& data
   }
 
   StagedFile staged(path, "MATLAB script");  // an earlier script survives a failed write
-  std::FILE* f = std::fopen(staged.staging_path().c_str(), staged.in_place() ? "ab" : "wb");
+  std::FILE* f = staged.open_stdio(true);
   if (f == nullptr) {
     throw InputError("cannot write the MATLAB script " + path + ": " + std::strerror(errno));
   }

@@ -549,7 +549,7 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
     std::string kept = "; the rows written so far are in '" + h5.staging_path() + "'";
     h5.abandon();
     if (csv) csv->abandon();
-    if (csv) kept += " and '" + csv->path() + ".partial'";
+    if (csv) kept += " and '" + csv->staging_path() + "'";
     kept += " (earlier files of the requested names are unchanged)";
     if (dynamic_cast<const InputError*>(&e) != nullptr) throw InputError(e.what() + kept);
     throw std::runtime_error(e.what() + kept);
@@ -567,6 +567,7 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
     // Every row on disk before the status says how the run ended: a disk that fills up on the
     // last rows leaves "failed: …", never "completed" over missing rows.
     h5.flush();
+    if (csv) csv->flush();
     const std::string status = summary.completed ? "completed"
                                : summary.interrupted ? "interrupted: " + summary.failure
                                                      : "failed: " + summary.failure;
@@ -577,9 +578,16 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
     fail(e);
   }
   // A failure inside close (HDF5's own metadata) leaves the file under its staging name and the
-  // message says so; the requested name keeps its earlier file.
+  // message says so; the requested name keeps its earlier file. The CSV closes first, so that
+  // the HDF5 file saying "completed" is committed only after both are complete.
+  if (csv) {
+    try {
+      csv->close();
+    } catch (const std::exception& e) {
+      fail(e);
+    }
+  }
   h5.close();
-  if (csv) csv->close();
   return summary;
 }
 

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -43,25 +45,55 @@ std::string creation_failure_text(const std::string& path, int error) {
   return reason;
 }
 
-// True when `path` names an open descriptor rather than a file: /dev/stdout, /dev/stderr,
+// The descriptor number N of ".../fd/N" when `text` is /dev/fd/N, /proc/self/fd/N or
+// /proc/<this process>/fd/N; else -1.
+int own_descriptor(const std::string& text) {
+  const std::string prefixes[] = {"/dev/fd/", "/proc/self/fd/", "/proc/" + std::to_string(::getpid()) + "/fd/"};
+  for (const std::string& prefix : prefixes) {
+    if (text.rfind(prefix, 0) != 0) continue;
+    const std::string number = text.substr(prefix.size());
+    if (number.empty() || number.size() > 6 || number.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(number);
+  }
+  return -1;
+}
+
+// What `path` names when it is an open descriptor rather than a file: /dev/stdout, /dev/stderr,
 // /dev/fd/N, /proc/self/fd/N, or a chain of links through /proc. Such a name is an alias of a
 // stream (a terminal, a pipe, or a file the shell opened); it is never a file to replace, and
 // renaming onto it would replace the link itself (/dev/stdout would become a regular file).
-bool is_descriptor_alias(const std::string& path) {
+struct DescriptorAlias {
+  bool alias = false;
+  int own_fd = -1;  // this process's descriptor behind it, when it is one
+};
+
+DescriptorAlias descriptor_alias(const std::string& path) {
   std::error_code ec;
   fs::path p = fs::absolute(path, ec);
-  if (ec) return false;
+  if (ec) return {};
   for (int hops = 0; hops < 40; ++hops) {
     const std::string text = p.lexically_normal().string();
-    if (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/fd/", 0) == 0) return true;
+    if (const int fd = own_descriptor(text); fd >= 0) return {true, fd};
+    if (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/fd/", 0) == 0) return {true, -1};
     const fs::path parent = fs::weakly_canonical(p.parent_path(), ec);
-    if (!ec && parent.string().rfind("/proc/", 0) == 0) return true;
-    if (!fs::is_symlink(p, ec)) return false;
+    if (!ec && parent.string().rfind("/proc/", 0) == 0) return {true, own_descriptor((parent / p.filename()).string())};
+    if (!fs::is_symlink(p, ec)) return {};
     const fs::path target = fs::read_symlink(p, ec);
-    if (ec) return false;
+    if (ec) return {};
     p = target.is_absolute() ? target : p.parent_path() / target;
   }
-  return false;
+  return {};
+}
+
+// The file a symbolic link names (followed to its end, also when that file does not exist yet).
+fs::path link_target(const fs::path& link, std::error_code& ec) {
+  fs::path p = link;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) return {};
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return fs::weakly_canonical(p, ec);
 }
 
 }  // namespace
@@ -72,14 +104,16 @@ StagedFile::StagedFile(std::string path, std::string what, bool in_place_for_dev
     : path_(std::move(path)), staging_(staging_path_of(path_)), what_(std::move(what)) {
   const std::string name = what_ + " '" + path_ + "'";
   if (path_.empty()) throw InputError(what_ + ": empty file name");
-  if (is_descriptor_alias(path_)) {
+  if (const DescriptorAlias alias = descriptor_alias(path_); alias.alias) {
     if (!in_place_for_devices) {
       throw InputError(name + ": names an open stream (standard output, a descriptor), not a file; this "
                        "output needs a regular file name; nothing was written");
     }
-    // Written through the stream as it is (appending: the shell may have opened it with >>).
+    // Written through the stream as it is: through this process's own descriptor when it is
+    // one (sharing its position with everything else written there), else appending.
     staging_ = path_;
     direct_ = true;
+    stream_fd_ = alias.own_fd;
     return;
   }
   struct stat link {};
@@ -87,7 +121,7 @@ StagedFile::StagedFile(std::string path, std::string what, bool in_place_for_dev
     // A link to a file: the file it names is replaced, the link stays (renaming onto the link
     // would replace the link with a regular file).
     std::error_code ec;
-    const fs::path target = fs::weakly_canonical(path_, ec);
+    const fs::path target = link_target(path_, ec);
     if (ec) throw InputError(name + ": cannot resolve the symbolic link: " + ec.message() + "; nothing was written");
     path_ = target.string();
     staging_ = staging_path_of(path_);
@@ -176,6 +210,17 @@ void StagedFile::lock_staging_file(const std::string& name) {
   }
 }
 
+std::FILE* StagedFile::open_stdio(bool binary) const {
+  if (stream_fd_ >= 0) {
+    const int fd = ::dup(stream_fd_);
+    if (fd < 0) return nullptr;
+    std::FILE* file = ::fdopen(fd, binary ? "wb" : "w");  // fdopen never truncates
+    if (file == nullptr) ::close(fd);
+    return file;
+  }
+  return std::fopen(staging_.c_str(), direct_ ? (binary ? "ab" : "a") : (binary ? "wb" : "w"));
+}
+
 StagedFile::~StagedFile() { release(); }
 
 StagedFile::StagedFile(StagedFile&& other) noexcept
@@ -184,7 +229,8 @@ StagedFile::StagedFile(StagedFile&& other) noexcept
       what_(std::move(other.what_)),
       fd_(std::exchange(other.fd_, -1)),
       committed_(other.committed_),
-      direct_(other.direct_) {}
+      direct_(other.direct_),
+      stream_fd_(other.stream_fd_) {}
 
 StagedFile& StagedFile::operator=(StagedFile&& other) noexcept {
   if (this != &other) {
@@ -195,6 +241,7 @@ StagedFile& StagedFile::operator=(StagedFile&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     committed_ = other.committed_;
     direct_ = other.direct_;
+    stream_fd_ = other.stream_fd_;
   }
   return *this;
 }

@@ -2,6 +2,7 @@
 // against a second writer, then renamed onto <path> in one atomic step when the writer finishes.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,9 +40,14 @@ class StagedFile {
   /// fsync + rename onto path() + release the lock. Throws std::runtime_error naming both paths.
   void commit();
   bool committed() const { return committed_; }
-  /// True when the output is written directly (a device, FIFO or descriptor alias): open it for
-  /// appending, never truncate or remove it.
+  /// True when the output is written directly (a device, FIFO or descriptor alias): never
+  /// truncate or remove it.
   bool in_place() const { return direct_; }
+  /// Opens where the writer writes: the staging file (truncated), a device or stream name for
+  /// appending, or — for a name of this process's own descriptor (/dev/stdout, /dev/fd/N) — a
+  /// duplicate of that descriptor, so that the table and everything else printed there share
+  /// one position and never overwrite each other. nullptr with errno on failure.
+  std::FILE* open_stdio(bool binary = false) const;
 
   /// "<path>.partial".
   static std::string staging_path_of(const std::string& path);
@@ -52,7 +58,8 @@ class StagedFile {
   std::string path_, staging_, what_;
   int fd_ = -1;
   bool committed_ = false;
-  bool direct_ = false;  // a device or FIFO: written in place
+  bool direct_ = false;  // a device, FIFO or stream: written in place
+  int stream_fd_ = -1;   // this process's descriptor behind a stream name (/dev/stdout → 1)
 };
 
 /// Throws InputError when an output is the same file as another output or an input (compared

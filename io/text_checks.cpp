@@ -3,6 +3,7 @@
 #include "io/text_checks.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +20,17 @@ namespace {
 bool in_indent_before(std::string_view text, std::size_t i) {
   while (i > 0 && text[i - 1] == ' ') --i;
   return i == 0 || text[i - 1] == '\n';
+}
+
+// True when text[from…] completes a block scalar header after '|' or '>': optional indentation
+// and chomping indicators (digits, '+', '-'), then only blanks and a comment to the line's end.
+bool is_block_scalar_header(std::string_view text, std::size_t from) {
+  std::size_t k = from;
+  while (k < text.size() && (std::isdigit(static_cast<unsigned char>(text[k])) || text[k] == '+' || text[k] == '-')) ++k;
+  const std::size_t indicators_end = k;
+  while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r')) ++k;
+  if (k >= text.size() || text[k] == '\n') return true;
+  return text[k] == '#' && k > indicators_end;  // a comment needs a blank before it
 }
 
 std::string at(const std::string& source, std::size_t line, std::size_t column) {
@@ -49,10 +61,32 @@ void check_config_text(std::string_view text, const std::string& source, const s
   bool plain = false;            // inside a plain (unquoted) scalar of the block context
   int indicators = 0;            // block-sequence / mapping-key indicators ("- ", "? ") on this line
   bool property = false;         // inside a tag, anchor or alias token (!x, &x, *x)
+  std::size_t line_indent = 0;   // indentation of the current line
+  bool block_pending = false;    // this line ends with a block scalar header ('|' or '>')
+  long block_parent = -1;        // indentation of the line that opened a block scalar, or -1
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
     const bool line_start = i == 0 || text[i - 1] == '\n';
+    if (line_start && block_parent >= 0) {
+      // Lines of a literal or folded block scalar are text, quotes and commas included: a line
+      // indented deeper than the header's line (or blank) belongs to it.
+      const std::size_t end = std::min(text.find('\n', i), text.size());
+      const std::size_t first = text.find_first_not_of(' ', i);
+      const bool blank = first >= end || text.find_first_not_of(" \r", i) >= end;
+      if (blank || static_cast<long>(first - i) > block_parent) {
+        if (const auto nul = text.find('\0', i); nul < end) {
+          throw InputError(at(source, line, nul - i + 1) + ": a NUL byte; expected text (is this a binary file, not a " +
+                           kind + "?)");
+        }
+        if (end > i) {
+          i = end - 1;  // the newline is handled by the next pass
+          continue;
+        }
+      } else {
+        block_parent = -1;
+      }
+    }
     if (line_start && (text.compare(i, 3, "---") == 0 || text.compare(i, 3, "...") == 0)) {
       document_start = true;  // a new document may begin after the marker
       marker_end = i + 3;
@@ -79,6 +113,8 @@ void check_config_text(std::string_view text, const std::string& source, const s
       in_comment = false;
       plain = property = false;
       indicators = 0;
+      if (block_pending) block_parent = static_cast<long>(line_indent);
+      block_pending = false;
       continue;
     }
     if (u == 0) {
@@ -101,6 +137,7 @@ void check_config_text(std::string_view text, const std::string& source, const s
                          " columns; expected at most " + std::to_string(2 * kMaxConfigNesting) +
                          " (nesting deeper than a " + kind + " needs)");
       }
+      if (in_indent) line_indent = column - 1;
       in_indent = false;
     }
     if (in_comment) {
@@ -116,6 +153,16 @@ void check_config_text(std::string_view text, const std::string& source, const s
       const char before = i == 0 ? ' ' : text[i - 1];
       std::size_t k = i;
       while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t')) --k;
+      // A node property (a tag or an anchor) may stand between the item's start and the quote.
+      std::size_t token = k;
+      while (token > 0 && !std::isspace(static_cast<unsigned char>(text[token - 1])) && text[token - 1] != '[' &&
+             text[token - 1] != '{' && text[token - 1] != ',') {
+        --token;
+      }
+      if (token < k && (text[token] == '!' || text[token] == '&')) {
+        k = token;
+        while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t')) --k;
+      }
       const char item_before = k == 0 ? '\n' : text[k - 1];
       const bool starts_item = item_before == '[' || item_before == '{' || item_before == ',' ||
                                item_before == ':' || item_before == '\n' || item_before == '\r';
@@ -167,6 +214,8 @@ void check_config_text(std::string_view text, const std::string& source, const s
                            " nested entries ('- ' or '? ') on one line; at most " +
                            std::to_string(kMaxConfigNesting) + " levels are accepted");
         }
+      } else if (token_start && !plain && (c == '|' || c == '>') && is_block_scalar_header(text, i + 1)) {
+        block_pending = true;  // the lines after this one are the scalar's text
       } else if (token_start && !plain && (c == '&' || c == '!' || c == '*')) {
         property = true;
       } else if (!property && c != ',' && c != '#') {

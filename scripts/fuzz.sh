@@ -5,6 +5,7 @@
 # saved in build/fuzz/findings/<target>/ (add it to fuzz/regressions/<target>/ with its fix).
 #   bash scripts/fuzz.sh [SECONDS=60] [TARGET…]      targets: run_config model_file expression motion
 #   GMBD_FUZZ_WORKERS=N   parallel fuzzing processes per target (default 1)
+#   GMBD_FUZZ_PARALLEL=N  targets fuzzed at the same time (default: the number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
@@ -40,32 +41,49 @@ seed() {
   esac
 }
 
-status=0
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-for target in "${TARGETS[@]}"; do
+
+# One target: replay its regression inputs, then fuzz. Prints its report; non-zero on a finding.
+fuzz_target() {
+  local target="$1"
   seed "$target"
-  corpus="$BUILD/corpus/$target" findings="$BUILD/findings/$target"
+  local corpus="$BUILD/corpus/$target" findings="$BUILD/findings/$target"
   mkdir -p "$corpus" "$findings" "fuzz/regressions/$target"
-  max_len=4096
+  local max_len=4096
   [ "$target" = motion ] && max_len=131072
   echo "=== fuzz_$target: replay fuzz/regressions/$target, then ${SECONDS_PER_TARGET} s x $WORKERS worker(s) ==="
   if ! "$BUILD/fuzz/fuzz_$target" -runs=0 "fuzz/regressions/$target" >/dev/null 2>"$BUILD/fuzz_$target.replay.log"; then
-    echo "fuzz.sh: fuzz_$target crashes on a committed regression input:" >&2
-    tail -40 "$BUILD/fuzz_$target.replay.log" >&2
-    status=1
-    continue
+    echo "fuzz.sh: fuzz_$target crashes on a committed regression input:"
+    tail -40 "$BUILD/fuzz_$target.replay.log"
+    return 1
   fi
   if ! "$BUILD/fuzz/fuzz_$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=4096 \
       -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$findings/" \
       $( [ "$WORKERS" -gt 1 ] && echo "-jobs=$WORKERS -workers=$WORKERS" ) \
       "$corpus" "$BUILD/seeds/$target" >"$BUILD/fuzz_$target.log" 2>&1; then
-    echo "fuzz.sh: fuzz_$target found a crash (input in $findings/):" >&2
-    grep -E "ERROR|SUMMARY|==[0-9]+==|#[0-9]+ 0x" "$BUILD/fuzz_$target.log" | head -40 >&2 || tail -40 "$BUILD/fuzz_$target.log" >&2
-    status=1
-    continue
+    echo "fuzz.sh: fuzz_$target found a crash (input in $findings/):"
+    grep -E "ERROR|SUMMARY|==[0-9]+==|#[0-9]+ 0x" "$BUILD/fuzz_$target.log" | head -40 || tail -40 "$BUILD/fuzz_$target.log"
+    return 1
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$BUILD/fuzz_$target.log" | sed "s/^/  /" || true
   echo "  corpus: $(ls "$corpus" | wc -l) inputs; no crash"
+}
+
+# Targets run GMBD_FUZZ_PARALLEL at a time (default: one per core), each on one core; their
+# reports are printed in order once they finish.
+PARALLEL="${GMBD_FUZZ_PARALLEL:-$(nproc)}"
+status=0
+for ((first = 0; first < ${#TARGETS[@]}; first += PARALLEL)); do
+  pids=()
+  wave=("${TARGETS[@]:first:PARALLEL}")
+  for target in "${wave[@]}"; do
+    fuzz_target "$target" >"$BUILD/fuzz_$target.report" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!wave[@]}"; do
+    wait "${pids[$i]}" || status=1
+    cat "$BUILD/fuzz_${wave[$i]}.report"
+  done
 done
 exit "$status"

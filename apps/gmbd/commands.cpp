@@ -127,6 +127,10 @@ void check_output_directory(const std::string& path, const std::string& option) 
   }
 }
 
+namespace {
+bool stdout_carries_data = false;  // set by keep_stdout_for_data: plot scripts print to stderr then
+}  // namespace
+
 void keep_stdout_for_data(const std::vector<std::string>& outputs) {
   struct stat out {};
   if (::fstat(STDOUT_FILENO, &out) != 0) return;
@@ -138,6 +142,7 @@ void keep_stdout_for_data(const std::vector<std::string>& outputs) {
       // the two never interleave (`gmbd run x.yaml --csv /dev/stdout | …`).
       std::cout.flush();
       std::cout.rdbuf(std::cerr.rdbuf());
+      stdout_carries_data = true;
       return;
     }
   }
@@ -151,6 +156,7 @@ bool run_plot_script(const std::string& script, const std::vector<std::string>& 
   }
   std::string cmd = shell_quote(python_executable()) + " " + shell_quote(path.string());
   for (const auto& a : args) cmd += " " + shell_quote(a);
+  if (stdout_carries_data) cmd += " 1>&2";  // the table owns standard output
   spdlog::debug("running {}", cmd);
   const int rc = std::system(cmd.c_str());
   if (rc != -1 && (WIFSIGNALED(rc) || stop_requested())) {
@@ -469,15 +475,16 @@ void run_drift_case(const RunConfig& ic_config, const std::string& method, const
 }
 
 void write_drift_headers(const DriftArgs& args, const std::vector<VariedValue>& varied, DriftOutputs& out) {
-  out.csv_file.emplace(args.csv, "drift table");
-  out.csv.open(out.csv_file->staging_path(), out.csv_file->in_place() ? std::ios::app : std::ios::out);
+  // A regular file: the plot script reads the table back (a stream would leave it waiting).
+  out.csv_file.emplace(args.csv, "drift table", false);
+  out.csv.open(out.csv_file->staging_path());
   if (!out.csv) throw InputError("cannot write drift table '" + args.csv + "'");
   out.csv << "integrator,stabilization,dt,max_position_residual,max_velocity_residual,"
              "max_energy_error,max_correction,steps,rhs_evaluations,wall_seconds,status,"
              "initial_conditions,failed,total_wall_seconds,first_failure\n";
   if (args.per_ic_csv.empty()) return;
-  out.per_ic_file.emplace(args.per_ic_csv, "per-run drift table");
-  out.per_ic.open(out.per_ic_file->staging_path(), out.per_ic_file->in_place() ? std::ios::app : std::ios::out);
+  out.per_ic_file.emplace(args.per_ic_csv, "per-run drift table", false);
+  out.per_ic.open(out.per_ic_file->staging_path());
   if (!out.per_ic) throw InputError("cannot write per-initial-condition table '" + args.per_ic_csv + "'");
   out.per_ic << "integrator,stabilization,dt,initial_condition";
   for (const auto& vv : varied) out.per_ic << "," << vv.key;
@@ -516,7 +523,6 @@ int drift_command(const DriftArgs& args) {
   check_output_directory(args.csv, "--csv");
   if (!args.per_ic_csv.empty()) check_output_directory(args.per_ic_csv, "--per-run-csv");
   if (!args.no_plot) check_output_directory(args.plot, "--plot");
-  keep_stdout_for_data({args.csv, args.per_ic_csv});
   const RunConfig base = load_run_config(args.file, args.overrides);
   for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {
@@ -635,6 +641,7 @@ int models_command() {
 }
 
 int export_command(const std::string& h5, const std::string& csv) {
+  keep_stdout_for_data({csv});
   export_hdf5_to_csv(h5, csv);
   std::cout << "wrote " << fs::absolute(csv).string() << "\n";
   return kOk;

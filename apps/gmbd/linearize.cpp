@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "analysis/frequency_limits.hpp"
 #include "analysis/linear_analysis.hpp"
 #include "apps/gmbd/commands.hpp"
 #include "io/staged_file.hpp"
@@ -67,8 +68,12 @@ void parse_frequencies(const std::string& text, analysis::LinearAnalysisRequest&
     request.f_to = std::stod(to, &used);
     if (used != to.size()) throw UsageError(expected);
     const std::string n = text.substr(b + 1);
-    request.f_count = std::stoi(n, &used);
+    const long long count = std::stoll(n, &used);
     if (used != n.size()) throw UsageError(expected);
+    if (count > analysis::kMaxFrequencyPoints) {  // the grid's own message, also past int's range
+      throw InputError("freq: expected 1 to " + std::to_string(analysis::kMaxFrequencyPoints) + " points, got " + n);
+    }
+    request.f_count = static_cast<int>(count);
   } catch (const std::logic_error&) {
     throw UsageError(expected);
   }

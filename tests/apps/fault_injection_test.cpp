@@ -143,7 +143,9 @@ TEST_F(FaultInjection, SigintStopsIdaAndCvodeBetweenFarApartRows) {
   for (const char* method : {"ida", "cvode-bdf"}) {
     SCOPED_TRACE(method);
     std::string text = kEndless;
-    text.replace(text.find("{method: rk4, dt: 1.0e-5}"), 25,
+    const std::string rk4 = "{method: rk4, dt: 1.0e-5}";
+    ASSERT_NE(text.find(rk4), std::string::npos);
+    text.replace(text.find(rk4), rk4.size(),
                  std::string("{method: ") + method + ", rtol: 1.0e-10, atol: 1.0e-12, max_steps: 1000000000}");
     expect_signal_stops_run(SIGINT, text.c_str());
   }
@@ -213,8 +215,9 @@ TEST_F(FaultInjection, StagingNamesCannotBeTurnedAgainstOtherFiles) {
 // regular file); a user's link to a file keeps being a link to the new file.
 TEST_F(FaultInjection, StreamsAndLinksAreWrittenThroughNeverReplaced) {
   struct stat before {};
-  ASSERT_EQ(lstat("/dev/stdout", &before), 0);
-  ASSERT_TRUE(S_ISLNK(before.st_mode));
+  if (lstat("/dev/stdout", &before) != 0 || !S_ISLNK(before.st_mode)) {
+    GTEST_SKIP() << "/dev/stdout is not a symbolic link on this system";
+  }
   // Should the bug come back, put the system's link back (as root) so later tests still work.
   struct RestoreDevStdout {
     ~RestoreDevStdout() {
@@ -238,6 +241,25 @@ TEST_F(FaultInjection, StreamsAndLinksAreWrittenThroughNeverReplaced) {
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 102) << table.substr(0, 400);
   EXPECT_EQ(table.rfind("time,", 0), 0u) << table.substr(0, 200);
   EXPECT_CONTAINS(read("report.txt"), "status            completed");
+  // Table and report in one file (> f 2>&1): they share one position, nothing is overwritten.
+  r = shell("run short.yaml --csv /dev/stdout -o s.h5 > both.txt 2>&1");
+  EXPECT_EQ(r.code, 0) << r.output << read("both.txt");
+  const std::string both = read("both.txt");
+  EXPECT_NE(both.find("\ntime,"), std::string::npos) << both.substr(0, 600);
+  const std::string report = read("report.txt");
+  EXPECT_EQ(std::count(both.begin(), both.end(), '\n'),
+            std::count(table.begin(), table.end(), '\n') + std::count(report.begin(), report.end(), '\n'))
+      << both;
+  EXPECT_CONTAINS(both, "status            completed");
+  // export to standard output: the whole table there, the "wrote" line on stderr.
+  r = shell("export s.h5 -o /dev/stdout > exported.csv 2> export.log");
+  EXPECT_EQ(r.code, 0) << r.output << read("export.log");
+  EXPECT_EQ(read("exported.csv"), table);
+  EXPECT_CONTAINS(read("export.log"), "wrote ");
+  // Drift tables are read back by the plot script: a stream is refused, not waited on.
+  r = shell("drift short.yaml --dt 0.01 --integrator rk4 --stabilization dsc --csv /dev/stdout > d.txt");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_CONTAINS(r.output, "drift table '/dev/stdout': names an open stream");
   // … and through a pipe.
   r = shell("run short.yaml --csv /dev/stdout -o s.h5 2>/dev/null | wc -l > lines.txt");
   EXPECT_EQ(r.code, 0) << r.output;
@@ -385,10 +407,9 @@ TEST_F(FaultInjection, FullDiskKeepsThePreviousFileAndSaysWhy) {
   EXPECT_LE(late.code, 3) << late.output;
   EXPECT_CONTAINS(late.output, "No space left on device");
   EXPECT_EQ(h5_rows((small / "result.h5").string()), 11) << "the earlier result was damaged";
-  if (fs::exists(small / "result.h5.partial")) {
-    EXPECT_EQ(status_of((small / "result.h5.partial").string()).find("completed"), std::string::npos)
-        << status_of((small / "result.h5.partial").string());
-  }
+  ASSERT_TRUE(fs::exists(small / "result.h5.partial")) << late.output;
+  const std::string late_status = status_of((small / "result.h5.partial").string());
+  EXPECT_TRUE(late_status.rfind("failed: ", 0) == 0 || late_status.rfind("running", 0) == 0) << late_status;
   { std::ofstream filler(small / "filler", std::ios::binary); filler << std::string(200000, 'x'); }
   const Result no_room = gmbd("run short.yaml -o small/other.h5");
   EXPECT_GE(no_room.code, 1) << no_room.output;

@@ -3,6 +3,8 @@
 // --set text), absurd expressions, look-alike names, contradictory or lossy settings.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +71,16 @@ TEST(BadInput, TextsNoRunFileCanBeAreNamedWithLineAndColumn) {
                            "description: {k: it's}\n", "description: ['a', \"b\"]\n"}) {
     EXPECT_NO_THROW(check_config_text(kBase + text, "run.yaml", "run file")) << text;
   }
+  // Block scalars are text: apostrophes, quotes and commas in them are not YAML syntax; a quote
+  // after the block is checked again.
+  for (const char* text : {"description: |\n  it's 'quoted\n\n  a, b \"x\n  - 'em\nname: x\n",
+                           "notes:\n  - >-\n    'tis, \"so\n  - b\n", "x: [!!str 'a]', &k 'b,']\n",
+                           "description: | # a comment\n  'x\n"}) {
+    EXPECT_NO_THROW(check_config_text(kBase + text, "run.yaml", "run file")) << text;
+  }
+  EXPECT_CONTAINS(error_of(kBase + "description: >-\n  'a\nname: 'x\n"),
+                  "run.yaml line 5, column 7: a single-quoted string that is never closed");
+  EXPECT_CONTAINS(error_of(kBase + "description: a > b 'c\nname: \"x\n"), "line 4, column 7: a double-quoted string");
   EXPECT_CONTAINS(error_of(kBase + "---\nname: y\n"),
                   "run.yaml line 4: text after the end of the first YAML document");
   EXPECT_CONTAINS(error_of(kBase + "extra: " + std::string(500, '[') + std::string(500, ']') + "\n"),
@@ -134,7 +146,8 @@ TEST(BadInput, DevicesAndDeepParameterChainsAreMessagesNotCrashes) {
   for (int level = 1; level < 500; ++level) deep += std::string(2 * level, ' ') + "a:\n";
   EXPECT_CONTAINS(error_of(deep), "run.yaml line 68, column 131: indented 130 columns; expected at most 128");
   // A 50 MB run file on disk is refused by its size before a byte of it is read.
-  const std::filesystem::path big = std::filesystem::temp_directory_path() / "gmbd_bad_input_50MB.yaml";
+  const std::filesystem::path big = std::filesystem::temp_directory_path() /
+                                   ("gmbd_bad_input_50MB_" + std::to_string(::getpid()) + ".yaml");
   { std::ofstream(big) << kBase; }
   std::filesystem::resize_file(big, 50'000'000);
   try {
@@ -145,7 +158,8 @@ TEST(BadInput, DevicesAndDeepParameterChainsAreMessagesNotCrashes) {
   }
   std::filesystem::remove(big);
   // A motion "record" of 2 GiB (a disk image given by mistake): refused by its size, not read.
-  const std::filesystem::path huge = std::filesystem::temp_directory_path() / "gmbd_bad_input_2GiB.csv";
+  const std::filesystem::path huge = std::filesystem::temp_directory_path() /
+                                    ("gmbd_bad_input_2GiB_" + std::to_string(::getpid()) + ".csv");
   { std::ofstream(huge) << "0,0\n0.01,0\n"; }
   std::filesystem::resize_file(huge, std::uintmax_t{2} << 30);
   for (const char* format : {"auto", "csv", "peer-at2"}) {
