@@ -176,7 +176,14 @@ class Reader {
       if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
         const std::string what = path.empty() ? "unknown top-level section '" + name + "'"
                                               : "unknown key '" + name + "' in '" + path + "'";
-        fail(key, s.child(name), what + "; expected one of: " + join(valid) + suggestion(name, valid));
+        // A model file given where a run file is expected: say so rather than list run-file keys.
+        const bool model_file_section = path.empty() && (name == "dimension" || name == "bodies" ||
+                                                         name == "elements" || name == "points" || name == "ground");
+        const std::string hint = model_file_section
+            ? " (this looks like a model file: a run file names it with model: {file: …}; gmbd linearize "
+              "also takes a model file directly)"
+            : suggestion(name, valid);
+        fail(key, s.child(name), what + "; expected one of: " + join(valid) + hint);
       }
       s.entries_.push_back({name, key, value});
     }

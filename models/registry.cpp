@@ -87,6 +87,13 @@ const ModelInfo& find_model(std::string_view name) {
   msg << "unknown model '" << name << "'" << non_ascii_note(name) << "; expected one of:";
   for (const auto& info : builtin_models()) msg << ' ' << info.name;
   for (const auto& info : user.entries) msg << ' ' << info.name;
+  const auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  if (name.find('/') != std::string_view::npos || ends_with(".yaml") || ends_with(".yml")) {
+    msg << " ('" << name << "' looks like a file: a model file is named by model: {file: …} in a run file; "
+        << "gmbd linearize also takes one directly)";
+  }
   throw InputError(msg.str());
 }
 

@@ -173,6 +173,14 @@ TEST(BadInput, DevicesAndDeepParameterChainsAreMessagesNotCrashes) {
   std::filesystem::remove(huge);
 }
 
+TEST(BadInput, ModelFileGivenAsRunFileIsNamedAsSuch) {
+  EXPECT_CONTAINS(error_of("name: m\ndimension: 2\nbodies: {}\n"),
+                  "dimension: unknown top-level section 'dimension'");
+  EXPECT_CONTAINS(error_of("name: m\ndimension: 2\nbodies: {}\n"),
+                  "(this looks like a model file: a run file names it with model: {file: …}; gmbd linearize "
+                  "also takes a model file directly) (run.yaml line 2)");
+}
+
 TEST(BadInput, OverrideValuesWithTrailingTextAreErrors) {
   EXPECT_CONTAINS(error_of(kBase, {"time={end: 0.5} junk"}), "text after the end of the first YAML document");
   EXPECT_CONTAINS(error_of(kBase, {"time.end=5 6"}), "time.end: expected a number, got '5 6'");

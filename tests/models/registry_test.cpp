@@ -106,6 +106,9 @@ TEST(Registry, UnknownModelNameListsTheKnownOnes) {
                      {"unknown model 'tripple_pendulum'", "nlink_pendulum_angle", "slider_crank",
                       "two_blocks"});
   expect_input_error([] { build_model("nope", {}, kCtx); }, {"unknown model 'nope'"});
+  expect_input_error([] { find_model("examples/models/blade_wire.yaml"); },
+                     {"unknown model 'examples/models/blade_wire.yaml'", "looks like a file: a model file is named by "
+                                                                         "model: {file: …}"});
 }
 
 TEST(Registry, UnknownParameterListsTheValidOnes) {
