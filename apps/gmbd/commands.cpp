@@ -44,10 +44,15 @@ void print_summary(const RunSummary& s, const Model& model) {
   if (!s.failure.empty()) std::cout << fmt::format("  reason            {}\n", s.failure);
   std::cout << fmt::format("  simulated         {:.6g} s in {:.3f} s wall, {} rows, {} steps ({} rejected), {} rhs evaluations\n",
                            s.end_time, s.wall_seconds, s.rows, s.steps, s.rejected_steps, s.rhs_evaluations);
-  std::cout << fmt::format("  max |g|           {}\n", format_value(s.max_position_residual));
-  std::cout << fmt::format("  max |g'|, |h|     {}\n", format_value(s.max_velocity_residual));
-  std::cout << fmt::format("  max correction    {}\n", format_value(s.max_correction));
-  if (model.has_energy()) {
+  if (s.rows == 0) {
+    // Nothing was evaluated: zeros here would read as a perfect run.
+    std::cout << "  residuals, energy not evaluated (no row was written)\n";
+  } else {
+    std::cout << fmt::format("  max |g|           {}\n", format_value(s.max_position_residual));
+    std::cout << fmt::format("  max |g'|, |h|     {}\n", format_value(s.max_velocity_residual));
+    std::cout << fmt::format("  max correction    {}\n", format_value(s.max_correction));
+  }
+  if (model.has_energy() && s.rows > 0) {
     std::cout << fmt::format("  energy            E(0) = {:.9g} J, max |E - E(0)| = {}{}\n",
                              s.initial_energy, format_value(s.max_energy_error),
                              model.conserves_energy() ? "" : " (not conserved: forcing or damping)");

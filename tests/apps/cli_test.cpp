@@ -41,6 +41,26 @@ TEST_F(Cli, RunWritesHdf5AndSummary) {
   EXPECT_TRUE(fs::exists(dir_ / "out.csv"));
 }
 
+// A redundant constraint (the same link twice): the KKT matrix is singular at the start. The
+// message names the time, the rows and the state; the summary shows no zeros as if measured.
+TEST_F(Cli, SingularKktAtTheStartNamesRowsAndState) {
+  std::ifstream in(std::string(GMBD_SOURCE_DIR) + "/examples/models/triple_pendulum.yaml");
+  std::stringstream model;
+  model << in.rdbuf();
+  std::string text = model.str();
+  const std::string link3 = "  link3: {type: distance, a: m2, b: m3, length: L, form: squared}\n";
+  ASSERT_NE(text.find(link3), std::string::npos);
+  text.insert(text.find(link3) + link3.size(), "  link3b: {type: distance, a: m2, b: m3, length: L, form: squared}\n");
+  write("redundant.yaml", text);
+  write("run.yaml", "name: r\nmodel: {file: redundant.yaml}\ntime: {end: 1}\n");
+  const Result r = gmbd("run run.yaml -o r.h5");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_CONTAINS(r.output, "singular KKT matrix at t = 0 s: redundant constraints (rank of the constraint "
+                            "Jacobian is 3 < 4 rows); rows involved: 'link3' 'link3b'; state q = {m1.x = 0.479426");
+  EXPECT_CONTAINS(r.output, "residuals, energy not evaluated (no row was written)");
+  EXPECT_EQ(r.output.find("E(0) = 0 J"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, InfoListsCoordinatesConstraintsAndDof) {
   const Result r = gmbd("info " + example("triple_pendulum_cartesian.yaml"));
   ASSERT_EQ(r.code, 0) << r.output;
