@@ -45,6 +45,15 @@ std::string creation_failure_text(const std::string& path, int error) {
   return reason;
 }
 
+// One hop along a symbolic link: `p` becomes the path the link names (relative targets taken
+// from the link's folder). False when the link cannot be read.
+bool follow_link(fs::path& p, std::error_code& ec) {
+  const fs::path target = fs::read_symlink(p, ec);
+  if (ec) return false;
+  p = target.is_absolute() ? target : p.parent_path() / target;
+  return true;
+}
+
 // The descriptor number N of ".../fd/N" when `text` is /dev/fd/N, /proc/self/fd/N or
 // /proc/<this process>/fd/N; else -1.
 int own_descriptor(const std::string& text) {
@@ -77,10 +86,7 @@ DescriptorAlias descriptor_alias(const std::string& path) {
     if (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/fd/", 0) == 0) return {true, -1};
     const fs::path parent = fs::weakly_canonical(p.parent_path(), ec);
     if (!ec && parent.string().rfind("/proc/", 0) == 0) return {true, own_descriptor((parent / p.filename()).string())};
-    if (!fs::is_symlink(p, ec)) return {};
-    const fs::path target = fs::read_symlink(p, ec);
-    if (ec) return {};
-    p = target.is_absolute() ? target : p.parent_path() / target;
+    if (!fs::is_symlink(p, ec) || !follow_link(p, ec)) return {};
   }
   return {};
 }
@@ -89,9 +95,7 @@ DescriptorAlias descriptor_alias(const std::string& path) {
 fs::path link_target(const fs::path& link, std::error_code& ec) {
   fs::path p = link;
   for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
-    const fs::path target = fs::read_symlink(p, ec);
-    if (ec) return {};
-    p = target.is_absolute() ? target : p.parent_path() / target;
+    if (!follow_link(p, ec)) return {};
   }
   return fs::weakly_canonical(p, ec);
 }
