@@ -30,6 +30,7 @@ bool is_zero(const Eigen::MatrixBase<Derived>& x) {
 
 KktSolver::KktSolver(const Model& model, KktOptions options)
     : model_(model),
+      options_(options),
       n_(model.nq()),
       nh_(model.n_holonomic()),
       nn_(model.n_nonholonomic()),
@@ -53,8 +54,61 @@ KktSolver::KktSolver(const Model& model, KktOptions options)
       lambda_(Vec::Zero(m_)),
       coord_decoupled_(static_cast<size_t>(n_), 0),
       row_decoupled_(static_cast<size_t>(m_), 0),
-      lu_(n_ + m_) {
+      lu_(n_ + m_),
+      b_scaled_(Vec::Zero(m_)) {
   if (options.structured) setup_partition(model_.kkt_partition());
+  if (options.sparse) setup_sparsity(model_.kkt_sparsity());
+}
+
+void KktSolver::setup_sparsity(const Model::KktSparsity& sparsity) {
+  if (!sparsity.declared()) return;
+  const auto check = [&](const char* what, int i, int rows, int j, int cols) {
+    if (i < 0 || i >= rows || j < 0 || j >= cols) {
+      throw InputError("model " + model_.type() + ": KKT sparsity lists " + what + " entry (" +
+                       std::to_string(i) + ", " + std::to_string(j) + ") (expected within " +
+                       std::to_string(rows) + " × " + std::to_string(cols) + ")");
+    }
+  };
+  std::vector<char> has_diagonal(static_cast<size_t>(n_), 0);
+  for (const auto& [i, j] : sparsity.mass) {
+    check("mass-matrix", i, n_, j, n_);
+    mass_entries_.emplace_back(i, j);
+    if (i != j) mass_entries_.emplace_back(j, i);
+    if (i == j) has_diagonal[static_cast<size_t>(i)] = 1;
+  }
+  for (const auto& [i, j] : sparsity.constraints) {
+    check("constraint-matrix", i, m_, j, n_);
+    constraint_entries_.emplace_back(i, j);
+  }
+  for (auto* list : {&mass_entries_, &constraint_entries_}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  sparse_pattern_ = true;
+  // The range-space path needs every coordinate to carry mass and is not combined with a
+  // partition (whose groups, as the RIS balls, are massless).
+  const bool every_coordinate_has_mass =
+      std::all_of(has_diagonal.begin(), has_diagonal.end(), [](char c) { return c != 0; });
+  if (!blocks_.empty() || !every_coordinate_has_mass || m_ == 0) return;
+  // Diagonal blocks of M: connected components of its off-diagonal pattern.
+  std::vector<int> root(static_cast<size_t>(n_));
+  for (int j = 0; j < n_; ++j) root[static_cast<size_t>(j)] = j;
+  const auto find = [&](int x) {
+    while (root[static_cast<size_t>(x)] != x) x = root[static_cast<size_t>(x)] = root[static_cast<size_t>(root[static_cast<size_t>(x)])];
+    return x;
+  };
+  for (const auto& [i, j] : mass_entries_) root[static_cast<size_t>(find(i))] = find(j);
+  std::vector<int> block_of_root(static_cast<size_t>(n_), -1);
+  std::vector<std::vector<int>> mass_blocks;
+  for (int j = 0; j < n_; ++j) {
+    int& b = block_of_root[static_cast<size_t>(find(j))];
+    if (b < 0) {
+      b = static_cast<int>(mass_blocks.size());
+      mass_blocks.emplace_back();
+    }
+    mass_blocks[static_cast<size_t>(b)].push_back(j);
+  }
+  range_ = std::make_unique<RangeSpaceSolver>(n_, m_, mass_blocks, constraint_entries_);
 }
 
 void KktSolver::setup_partition(const Model::KktPartition& partition) {
@@ -122,10 +176,47 @@ void KktSolver::setup_partition(const Model::KktPartition& partition) {
   piv_border_.resize(static_cast<size_t>(nb));
 }
 
+void KktSolver::zero_assembly_storage() {
+  // With a declared (and checked) pattern only its entries can be non-zero: O(nnz), not O(nq²).
+  if (sparse_pattern_ && sparsity_checked_ && !options_.verify_structure) {
+    for (const auto& [i, j] : mass_entries_) M_(i, j) = 0.0;
+    for (const auto& [i, j] : constraint_entries_) A_(i, j) = 0.0;
+  } else {
+    M_.setZero();
+    A_.setZero();
+  }
+}
+
+// The model's promise: nothing outside its declared pattern. K_ (rebuilt before every dense
+// solve) is the scratch space, so the check allocates nothing.
+void KktSolver::check_sparsity() const {
+  auto& scratch = const_cast<Mat&>(K_);
+  auto Ms = scratch.topLeftCorner(n_, n_);
+  auto As = scratch.bottomLeftCorner(m_, n_);
+  Ms = M_;
+  As = A_;
+  for (const auto& [i, j] : mass_entries_) Ms(i, j) = 0.0;
+  for (const auto& [i, j] : constraint_entries_) As(i, j) = 0.0;
+  Eigen::Index i = 0, j = 0;
+  if (n_ > 0 && Ms.cwiseAbs().maxCoeff(&i, &j) != 0.0) {
+    throw InputError("model " + model_.type() + " wrote M(" + std::to_string(i) + ", " +
+                     std::to_string(j) + ") = " + std::to_string(M_(i, j)) + " (coordinates '" +
+                     model_.coordinates()[static_cast<size_t>(i)].name + "', '" +
+                     model_.coordinates()[static_cast<size_t>(j)].name +
+                     "') outside its declared KKT sparsity pattern (expected 0 there)");
+  }
+  if (m_ > 0 && n_ > 0 && As.cwiseAbs().maxCoeff(&i, &j) != 0.0) {
+    throw InputError("model " + model_.type() + " wrote A(" + std::to_string(i) + ", " +
+                     std::to_string(j) + ") = " + std::to_string(A_(i, j)) + " (constraint '" +
+                     model_.constraint_name(static_cast<int>(i)) + "', coordinate '" +
+                     model_.coordinates()[static_cast<size_t>(j)].name +
+                     "') outside its declared KKT sparsity pattern (expected 0 there)");
+  }
+}
+
 void KktSolver::assemble(double t, CVec q, CVec v, CVec z) {
-  M_.setZero();
+  zero_assembly_storage();
   f_.setZero();
-  A_.setZero();
   b_.setZero();
   g_.setZero();
   gt_.setZero();
@@ -139,8 +230,16 @@ void KktSolver::assemble(double t, CVec q, CVec v, CVec z) {
     model_.holonomic_jacobian(t, q, G);
     model_.holonomic_time_rate(t, q, gt_);
     model_.holonomic_bias(t, q, v, bh);
-    gdot_.noalias() = G * v;
-    gdot_ += gt_;
+    if (sparse_pattern_) {
+      gdot_ = gt_;
+      for (const auto& [i, j] : constraint_entries_) {
+        if (i >= nh_) break;  // sorted by row: holonomic rows first
+        gdot_(i) += A_(i, j) * v(j);
+      }
+    } else {
+      gdot_.noalias() = G * v;
+      gdot_ += gt_;
+    }
   }
   if (nn_ > 0) {
     auto H = A_.bottomRows(nn_);
@@ -149,17 +248,37 @@ void KktSolver::assemble(double t, CVec q, CVec v, CVec z) {
     model_.nonholonomic_jacobian(t, q, H);
     model_.nonholonomic_bias(t, q, v, bn);
   }
+  if (sparse_pattern_ && (!sparsity_checked_ || options_.verify_structure)) {
+    check_sparsity();
+    sparsity_checked_ = true;
+  }
+}
+
+void KktSolver::compute_column_maxima_and_row_squares() {
+  if (!sparse_pattern_) {
+    // Whole-matrix reductions (vectorised).
+    if (n_ > 0) {
+      col_max_ = M_.cwiseAbs().colwise().maxCoeff().transpose();
+      if (m_ > 0) col_max_ = col_max_.cwiseMax(A_.cwiseAbs().colwise().maxCoeff().transpose());
+    }
+    if (m_ > 0) row_sq_ = A_.cwiseAbs2().rowwise().sum();
+    return;
+  }
+  col_max_.setZero();
+  row_sq_.setZero();
+  for (const auto& [i, j] : mass_entries_) col_max_(j) = std::max(col_max_(j), std::abs(M_(i, j)));
+  for (const auto& [i, j] : constraint_entries_) {
+    const double x = A_(i, j);
+    col_max_(j) = std::max(col_max_(j), std::abs(x));
+    row_sq_(i) += x * x;
+  }
 }
 
 void KktSolver::mark_decoupled(double t, CVec q) {
   decoupled_count_ = 0;
   const double f_scale = 1.0 + (n_ > 0 ? f_.cwiseAbs().maxCoeff() : 0.0);
   const double b_scale = 1.0 + (m_ > 0 ? b_.cwiseAbs().maxCoeff() : 0.0);
-  // Column maxima of |[M; A]| and row maxima of |A| as whole-matrix reductions (vectorised).
-  if (n_ > 0) {
-    col_max_ = M_.cwiseAbs().colwise().maxCoeff().transpose();
-    if (m_ > 0) col_max_ = col_max_.cwiseMax(A_.cwiseAbs().colwise().maxCoeff().transpose());
-  }
+  compute_column_maxima_and_row_squares();
   for (int j = 0; j < n_; ++j) {
     const bool zero = col_max_(j) == 0.0;
     coord_decoupled_[static_cast<size_t>(j)] = zero ? 1 : 0;
@@ -174,11 +293,12 @@ void KktSolver::mark_decoupled(double t, CVec q) {
       throw SingularKktError(t, msg.str());
     }
   }
-  if (m_ > 0) row_sq_ = A_.cwiseAbs2().rowwise().sum();  // also used by scale_rows()
+  decoupled_rows_ = 0;
   for (int i = 0; i < m_; ++i) {
     const bool zero = row_sq_(i) == 0.0 && is_zero(A_.row(i));  // (squares may underflow)
     row_decoupled_[static_cast<size_t>(i)] = zero ? 1 : 0;
     if (!zero) continue;
+    ++decoupled_rows_;
     if (std::abs(b_(i)) > kConsistency * b_scale) {
       std::ostringstream msg;
       msg << "singular KKT matrix at t = " << t << " s: constraint '" << model_.constraint_name(i)
@@ -189,7 +309,7 @@ void KktSolver::mark_decoupled(double t, CVec q) {
   }
 }
 
-void KktSolver::scale_rows() {
+void KktSolver::compute_row_scales() {
   // Unit-norm constraint rows: [M  AᵀS; SA  0][a; λ'] = [f; Sb], λ = S λ'.
   for (int i = 0; i < m_; ++i) {
     // Plain norm when its square is safely representable, else stableNorm: rows scaling like
@@ -198,8 +318,9 @@ void KktSolver::scale_rows() {
     const double norm = sq > 1e-280 && sq < 1e280 ? std::sqrt(sq) : A_.row(i).stableNorm();
     row_scale_(i) = norm > 0.0 ? 1.0 / norm : 1.0;
   }
-  As_.noalias() = row_scale_.asDiagonal() * A_;
 }
+
+void KktSolver::scale_rows() { As_.noalias() = row_scale_.asDiagonal() * A_; }
 
 void KktSolver::build_matrix() {
   K_.topLeftCorner(n_, n_) = M_;
@@ -399,7 +520,11 @@ void KktSolver::gather_border() {
 }
 
 bool KktSolver::solve_structured() {
-  if (!partition_holds()) return false;
+  // The partition is the model's promise: checked at the first solve (every solve on request).
+  if (!partition_checked_ || options_.verify_structure) {
+    if (!partition_holds()) return false;
+    partition_checked_ = true;
+  }
   const auto nb = S_.rows();
   gather_border();
   double max_pivot = 0.0, min_pivot = std::numeric_limits<double>::infinity();
@@ -453,8 +578,25 @@ void KktSolver::solve_dense(double t, CVec q) {
   if (!sol_.allFinite()) diagnose_and_throw(t, q);
 }
 
+bool KktSolver::solve_sparse() {
+  if (decoupled_count_ > 0 || decoupled_rows_ > 0) return false;  // the dense path handles them
+  if (!range_->factor_mass(M_)) return false;
+  if (!range_->factor_normal(A_, row_scale_, kPivotRatio)) return false;
+  b_scaled_ = row_scale_.cwiseProduct(b_);
+  range_->solve_kkt(f_, b_scaled_, a_, lambda_);
+  return a_.allFinite() && lambda_.allFinite();
+}
+
 void KktSolver::solve(double t, CVec q) {
   mark_decoupled(t, q);
+  compute_row_scales();
+  last_sparse_ = range_ != nullptr && solve_sparse();
+  if (last_sparse_) {
+    last_structured_ = false;
+    lambda_ = row_scale_.cwiseProduct(lambda_);
+    return;
+  }
+  if (range_) ++fallbacks_;
   scale_rows();
   last_structured_ = !blocks_.empty() && solve_structured();
   if (!last_structured_) {

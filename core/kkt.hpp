@@ -5,10 +5,13 @@
 #pragma once
 
 #include <Eigen/LU>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model.hpp"
+#include "core/range_space.hpp"
 #include "core/types.hpp"
 
 namespace gmbd {
@@ -17,6 +20,13 @@ struct KktOptions {
   /// Exploit Model::kkt_partition() when the model declares one. false: always the dense LU
   /// (for comparisons; both give the same solution to round-off).
   bool structured = true;
+  /// Exploit Model::kkt_sparsity() when the model declares one: only the declared entries are
+  /// zeroed and read, and a block-diagonal positive definite M is solved by the range-space
+  /// method. false: dense storage handled in full.
+  bool sparse = true;
+  /// Check the model's declared structure (sparsity pattern, partition) at every evaluation
+  /// instead of only at the first (a debugging aid; costs O(nq²) per evaluation).
+  bool verify_structure = false;
 };
 
 /// Workspace and solver for one model's KKT system. Allocates everything in the constructor;
@@ -45,6 +55,14 @@ struct KktOptions {
 /// whenever the assembled matrix breaks the declared pattern, a pivot ratio (over all group
 /// and Schur pivots) is below the dense threshold, or the solution is not finite; singular
 /// systems are therefore diagnosed by the dense path exactly as before.
+///
+/// Sparse path (Model::kkt_sparsity(), e.g. chains and assembled models whose every coordinate
+/// has mass): M's pattern splits into diagonal blocks; S = Â M⁻¹ Âᵀ is formed block by block
+/// and factorised by a fixed-pattern sparse LDLᵀ, λ̂ = S⁻¹(Â M⁻¹ f − b̂), a = M⁻¹(f − Âᵀ λ̂)
+/// (docs/theory.md §1.4). It is used when no partition is; it falls back to the dense LU in
+/// the same cases (decoupled pairs, a block of M or S not numerically positive definite, a
+/// non-finite result). The declared pattern and partition are checked once, at the first
+/// evaluation (KktOptions::verify_structure: at every one).
 class KktSolver {
  public:
   /// Throws InputError when the model's partition is malformed (index out of range, an index
@@ -84,7 +102,12 @@ class KktSolver {
   bool structured() const { return !blocks_.empty(); }
   /// True when the last solve was completed by the structured path.
   bool last_solve_structured() const { return last_structured_; }
-  /// Structured solves that fell back to the dense LU since construction.
+  /// True when the range-space sparse path is in use (model declares a sparsity pattern, M's
+  /// pattern covers every coordinate, no partition).
+  bool sparse() const { return range_ != nullptr; }
+  /// True when the last solve was completed by the sparse path.
+  bool last_solve_sparse() const { return last_sparse_; }
+  /// Structured or sparse solves that fell back to the dense LU since construction.
   long fallback_count() const { return fallbacks_; }
 
   const Model& model() const { return model_; }
@@ -102,8 +125,14 @@ class KktSolver {
   };
 
   void setup_partition(const Model::KktPartition& partition);
+  void setup_sparsity(const Model::KktSparsity& sparsity);
+  void zero_assembly_storage();
+  void check_sparsity() const;
+  void compute_column_maxima_and_row_squares();
   void mark_decoupled(double t, CVec q);
+  void compute_row_scales();
   void scale_rows();
+  bool solve_sparse();
   void build_matrix();
   bool partition_holds() const;
   void gather_block(Block& blk);
@@ -116,6 +145,7 @@ class KktSolver {
   std::string describe_state(CVec q) const;
 
   const Model& model_;
+  KktOptions options_;
   int n_, nh_, nn_, m_;
   Mat M_, A_, As_, K_;  // As_ = S A (unit-norm rows)
   Vec f_, b_, g_, gdot_, gt_, h_;
@@ -132,6 +162,16 @@ class KktSolver {
   std::vector<int> piv_border_;
   Vec r_border_, x_border_;
   bool last_structured_ = false;
+  bool partition_checked_ = false;
+  // sparse path
+  bool sparse_pattern_ = false;  // the model declared its sparsity
+  bool sparsity_checked_ = false;
+  std::vector<std::pair<int, int>> mass_entries_;        // both triangles, unique
+  std::vector<std::pair<int, int>> constraint_entries_;  // unique, sorted by row
+  std::unique_ptr<RangeSpaceSolver> range_;
+  Vec b_scaled_;
+  int decoupled_rows_ = 0;
+  bool last_sparse_ = false;
   long fallbacks_ = 0;
 };
 

@@ -118,6 +118,23 @@ class Model {
   /// Default: no structure (dense solve).
   virtual KktPartition kkt_partition() const { return {}; }
 
+  /// Sparsity of the KKT system, if the model declares it: the positions of M and of A = [G; H]
+  /// that may be non-zero at any state. KktSolver then zeroes and reads only these entries and,
+  /// when M is block diagonal and positive definite, solves by the range-space method
+  /// (core/range_space.hpp) in time linear in the size of chains and trees. The model promises
+  /// to write nothing outside the pattern; the solver checks the promise at its first
+  /// evaluation (and at every one with KktOptions::verify_sparsity).
+  struct KktSparsity {
+    /// (i, j) positions of M, either triangle (mirrored by the solver); the diagonal of every
+    /// coordinate with mass must be listed.
+    std::vector<std::pair<int, int>> mass;
+    /// (row, coordinate) positions of A, rows numbered holonomic first.
+    std::vector<std::pair<int, int>> constraints;
+    bool declared() const { return !mass.empty() || !constraints.empty(); }
+  };
+  /// Default: none declared (dense storage is zeroed and read in full).
+  virtual KktSparsity kkt_sparsity() const { return {}; }
+
   // ---- Direct State Correction support (docs/theory.md §2.2) -----------------------------
   /// Per-coordinate weights of the generic minimum-norm correction: 0 marks an independent
   /// coordinate that is never corrected, 1 a dependent one. Default: all 1 (no partition).

@@ -210,6 +210,15 @@ void NLinkPendulumCartesian::mass_matrix(double /*t*/, CVec /*q*/, MatRef M) con
   }
 }
 
+Model::KktSparsity NLinkPendulumCartesian::kkt_sparsity() const {
+  KktSparsity pattern;
+  for (int j = 0; j < 2 * p_.n; ++j) pattern.mass.emplace_back(j, j);
+  for (int k = 0; k < p_.n; ++k) {
+    for (int j = std::max(0, 2 * k - 2); j < 2 * k + 2; ++j) pattern.constraints.emplace_back(k, j);
+  }
+  return pattern;
+}
+
 double NLinkPendulumCartesian::link_rate(int k, CVec q, CVec v) const {
   if (k < 0 || k >= p_.n) return 0.0;
   const double Lk = p_.length[static_cast<size_t>(k)];

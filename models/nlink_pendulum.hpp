@@ -94,6 +94,8 @@ class NLinkPendulumCartesian : public Model {
   void holonomic(double t, CVec q, VecRef g) const override;
   void holonomic_jacobian(double t, CVec q, MatRef G) const override;
   void holonomic_bias(double t, CVec q, CVec v, VecRef b) const override;
+  /// Diagonal M; link k touches the points k−1 and k: a chain, solved in O(n) (core/range_space.hpp).
+  KktSparsity kkt_sparsity() const override;
 
   bool has_energy() const override { return true; }
   bool conserves_energy() const override { return p_.conservative(); }
