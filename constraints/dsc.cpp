@@ -2,6 +2,7 @@
 // minimum-norm solve on velocities, and the model's explicit correction when it has one.
 #include "constraints/dsc.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -52,6 +53,47 @@ DscProjector::DscProjector(const Model& model, const DscOptions& options)
       }
     }
   }
+  const Model::KktSparsity sparsity = model_.kkt_sparsity();
+  if (sparsity.declared() && nh_ + nn_ > 0) {
+    entries_ = sparsity.constraints;
+    std::sort(entries_.begin(), entries_.end());
+    entries_.erase(std::unique(entries_.begin(), entries_.end()), entries_.end());
+    // W is diagonal: one block per coordinate.
+    std::vector<std::vector<int>> singles(static_cast<size_t>(n_));
+    for (int j = 0; j < n_; ++j) singles[static_cast<size_t>(j)] = {j};
+    std::vector<std::pair<int, int>> holonomic_entries;
+    for (const auto& e : entries_)
+      if (e.first < nh_) holonomic_entries.push_back(e);
+    if (nh_ > 0) {
+      sparse_pos_ = std::make_unique<RangeSpaceSolver>(n_, nh_, singles, holonomic_entries);
+      sparse_pos_->set_weights(w_);
+    }
+    sparse_vel_ = std::make_unique<RangeSpaceSolver>(n_, nh_ + nn_, singles, entries_);
+    sparse_vel_->set_weights(wv_);
+    unit_pos_ = Vec::Ones(nh_);
+    unit_vel_ = Vec::Ones(nh_ + nn_);
+  }
+}
+
+// Only the declared entries can be non-zero (KktSolver checks the model's promise).
+void DscProjector::zero_jacobian(Mat& C, int rows) {
+  if (!sparse_vel_) {
+    C.setZero();
+    return;
+  }
+  for (const auto& [i, j] : entries_) {
+    if (i >= rows) break;
+    C(i, j) = 0.0;
+  }
+}
+
+bool DscProjector::solve_min_norm_sparse(RangeSpaceSolver* solver, const Mat& C, const Vec& unit,
+                                         const Vec& r, Vec& mu, Vec& dx) {
+  if (solver == nullptr) return false;
+  // Same acceptance as the dense LDLᵀ; a failure is redone there and diagnosed.
+  if (!solver->factor_normal(C, unit, 1e-14)) return false;
+  solver->solve_min_norm(r, mu, dx);
+  return dx.allFinite();
 }
 
 void DscProjector::solve_min_norm(const Vec& w, const Mat& C, Mat& CW, Mat& S,
@@ -121,9 +163,11 @@ double DscProjector::correct_positions(double t, VecRef q) {
           << options_.tolerance << ")";
       throw CorrectionError(t, msg.str());
     }
-    G_.setZero();
+    zero_jacobian(G_, nh_);
     model_.holonomic_jacobian(t, q, G_);
-    solve_min_norm(w_, G_, GW_, S_pos_, ldlt_pos_, g_, dq_, t, "position");
+    if (!solve_min_norm_sparse(sparse_pos_.get(), G_, unit_pos_, g_, mu_pos_, dq_)) {
+      solve_min_norm(w_, G_, GW_, S_pos_, ldlt_pos_, g_, dq_, t, "position");
+    }
     q += dq_;
     last_iterations_ = it + 1;
     // Converged to round-off: further Newton steps cannot reduce g below this.
@@ -135,15 +179,23 @@ double DscProjector::correct_positions(double t, VecRef q) {
 
 double DscProjector::correct_velocities(double t, CVec q, VecRef v) {
   if (nh_ + nn_ == 0) return 0.0;
-  C_.setZero();
+  zero_jacobian(C_, nh_ + nn_);
   c_.setZero();
   if (nh_ > 0) {
     auto G = C_.topRows(nh_);
     model_.holonomic_jacobian(t, q, G);
     gt_.setZero();
     model_.holonomic_time_rate(t, q, gt_);
-    c_.head(nh_).noalias() = G * v;
-    c_.head(nh_) += gt_;
+    if (sparse_vel_) {
+      c_.head(nh_) = gt_;
+      for (const auto& [i, j] : entries_) {
+        if (i >= nh_) break;
+        c_(i) += C_(i, j) * v(j);
+      }
+    } else {
+      c_.head(nh_).noalias() = G * v;
+      c_.head(nh_) += gt_;
+    }
   }
   if (nn_ > 0) {
     auto H = C_.bottomRows(nn_);
@@ -153,7 +205,9 @@ double DscProjector::correct_velocities(double t, CVec q, VecRef v) {
     c_.tail(nn_) = h_;
   }
   if (c_.cwiseAbs().maxCoeff() == 0.0) return 0.0;
-  solve_min_norm(wv_, C_, CW_, S_vel_, ldlt_vel_, c_, dv_, t, "velocity");
+  if (!solve_min_norm_sparse(sparse_vel_.get(), C_, unit_vel_, c_, mu_vel_, dv_)) {
+    solve_min_norm(wv_, C_, CW_, S_vel_, ldlt_vel_, c_, dv_, t, "velocity");
+  }
   v += dv_;
   return dv_.norm();
 }

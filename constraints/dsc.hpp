@@ -3,8 +3,12 @@
 #pragma once
 
 #include <Eigen/Cholesky>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "core/model.hpp"
+#include "core/range_space.hpp"
 #include "core/types.hpp"
 
 namespace gmbd {
@@ -28,6 +32,10 @@ struct DscOptions {
 /// Constraint rows whose weighted Jacobian row is exactly zero (e.g. an RIS ball at its dish
 /// centre) are skipped, consistently with KktSolver. Storage is allocated once; correct()
 /// does not allocate except to throw.
+/// When the model declares its KKT sparsity (Model::kkt_sparsity()), G W Gᵀ and C W Cᵀ are
+/// formed and factorised sparsely (core/range_space.hpp: linear in the size of chains); a
+/// factorisation that fails there (zero weighted rows, rank deficiency) is redone densely,
+/// which handles and diagnoses it as before.
 class DscProjector {
  public:
   DscProjector(const Model& model, const DscOptions& options);
@@ -51,12 +59,20 @@ class DscProjector {
   void solve_min_norm(const Vec& w, const Mat& C, Mat& CW, Mat& S, Eigen::LDLT<Mat>& ldlt,
                       VecRef r, VecRef dx, double t, const char* level);
 
+  bool solve_min_norm_sparse(RangeSpaceSolver* solver, const Mat& C, const Vec& unit,
+                             const Vec& r, Vec& mu, Vec& dx);
+  void zero_jacobian(Mat& C, int rows);
+
   const Model& model_;
   DscOptions options_;
   int n_, nh_, nn_;
   Vec w_, wv_, g_, gt_, c_, h_, mu_pos_, mu_vel_, dq_, dv_, q_prev_, v_prev_;
   Mat G_, GW_, S_pos_, C_, CW_, S_vel_;
   Eigen::LDLT<Mat> ldlt_pos_, ldlt_vel_;
+  // Sparse path (declared pattern): entries of C = [G; H] sorted by row, unit row scales.
+  std::vector<std::pair<int, int>> entries_;
+  std::unique_ptr<RangeSpaceSolver> sparse_pos_, sparse_vel_;
+  Vec unit_pos_, unit_vel_;
   int last_iterations_ = 0;
 };
 
