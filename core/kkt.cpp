@@ -590,7 +590,20 @@ bool KktSolver::solve_sparse() {
 void KktSolver::solve(double t, CVec q) {
   mark_decoupled(t, q);
   compute_row_scales();
-  last_sparse_ = range_ != nullptr && solve_sparse();
+  last_sparse_ = false;
+  if (range_) {
+    // After a failure (e.g. a massless body: M not positive definite) the sparse attempt is
+    // skipped for 1, 3, 7, … up to 1023 solves, so a model it never suits pays ~nothing for it.
+    if (sparse_skip_ > 0) {
+      --sparse_skip_;
+    } else if (solve_sparse()) {
+      last_sparse_ = true;
+      sparse_backoff_ = 0;
+    } else {
+      sparse_backoff_ = std::min(2 * sparse_backoff_ + 1, 1023);
+      sparse_skip_ = sparse_backoff_;
+    }
+  }
   if (last_sparse_) {
     last_structured_ = false;
     lambda_ = row_scale_.cwiseProduct(lambda_);

@@ -61,7 +61,8 @@ struct KktOptions {
 /// and factorised by a fixed-pattern sparse LDLᵀ, λ̂ = S⁻¹(Â M⁻¹ f − b̂), a = M⁻¹(f − Âᵀ λ̂)
 /// (docs/theory.md §1.4). It is used when no partition is; it falls back to the dense LU in
 /// the same cases (decoupled pairs, a block of M or S not numerically positive definite, a
-/// non-finite result). The declared pattern and partition are checked once, at the first
+/// non-finite result), and after a fallback skips the sparse attempt for a growing number of
+/// solves (1, 3, 7, … 1023; reset by a success). The declared pattern and partition are checked once, at the first
 /// evaluation (KktOptions::verify_structure: at every one).
 class KktSolver {
  public:
@@ -171,6 +172,7 @@ class KktSolver {
   std::unique_ptr<RangeSpaceSolver> range_;
   Vec b_scaled_;
   int decoupled_rows_ = 0;
+  int sparse_skip_ = 0, sparse_backoff_ = 0;
   bool last_sparse_ = false;
   long fallbacks_ = 0;
 };

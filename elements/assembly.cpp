@@ -179,7 +179,24 @@ void AssembledModel::finalize(bool allow_floats) {
     all_explicit_ = any && all;
   }
   derive_partition();
+  derive_sparsity();
   finalized_ = true;
+}
+
+void AssembledModel::derive_sparsity() {
+  sparsity_ = {};
+  for (const auto& b : bodies_)
+    for (int i = 0; i < b.size(); ++i)
+      for (int j = 0; j <= i; ++j) sparsity_.mass.emplace_back(b.first + i, b.first + j);
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    for (int c : e.coordinates()) {
+      for (int r = 0; r < slots_[k].rows; ++r)
+        sparsity_.constraints.emplace_back(slots_[k].holonomic_row + r, c);
+      for (int r = 0; r < slots_[k].nonholonomic_rows; ++r)
+        sparsity_.constraints.emplace_back(n_holonomic() + slots_[k].nonholonomic_row + r, c);
+    }
+  }
 }
 
 void AssembledModel::derive_partition() {

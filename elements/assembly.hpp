@@ -103,6 +103,9 @@ class AssembledModel final : public Model {
   /// connected groups through shared elements, each with its elements' rows (RIS: one group per
   /// ball, the platform as border). Empty (dense solve) when fewer than two groups appear.
   KktPartition kkt_partition() const override { return partition_; }
+  /// Derived at finalize(): M has one dense block per body; each element's rows touch its
+  /// coordinates. Chains and trees of bodies are then solved in linear time (KktSolver).
+  KktSparsity kkt_sparsity() const override { return sparsity_; }
 
   // ---- tangents for linear analysis -----------------------------------------------------------
   /// ∂f/∂q and ∂f/∂v of the applied forces (nq × nq), including velocity-product terms.
@@ -160,6 +163,7 @@ class AssembledModel final : public Model {
     int nonholonomic_rows = 0;
   };
   void derive_partition();
+  void derive_sparsity();
   void require_building(const char* method) const;
   void gather(const Element& e, CVec x, double* local) const;
 
@@ -167,6 +171,7 @@ class AssembledModel final : public Model {
   int dimension_;
   bool finalized_ = false;
   std::vector<Body> bodies_;
+  KktSparsity sparsity_;
   std::vector<PointDef> points_;
   std::vector<int> float_coordinates_;
   std::vector<int> floats_;
