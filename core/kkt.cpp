@@ -85,6 +85,7 @@ void KktSolver::setup_sparsity(const Model::KktSparsity& sparsity) {
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
   sparse_pattern_ = true;
+  classify_isolated_groups();
   // The range-space path needs every coordinate to carry mass and is not combined with a
   // partition (whose groups, as the RIS balls, are massless).
   const bool every_coordinate_has_mass =
@@ -154,6 +155,7 @@ void KktSolver::setup_partition(const Model::KktPartition& partition) {
     blk.R = Mat::Zero(ng, nb + 1);
     blk.X = Mat::Zero(ng, nb + 1);
     blk.piv.resize(static_cast<size_t>(ng));
+    blk.inv.resize(static_cast<size_t>(ng));
     blk.dec_coords.reserve(blk.coords.size());
     blk.dec_rows.reserve(blk.rows.size());
     if (blk.coords.size() == blk.rows.size()) {
@@ -174,6 +176,7 @@ void KktSolver::setup_partition(const Model::KktPartition& partition) {
   r_border_ = Vec::Zero(nb);
   x_border_ = Vec::Zero(nb);
   piv_border_.resize(static_cast<size_t>(nb));
+  inv_border_.resize(static_cast<size_t>(nb));
 }
 
 void KktSolver::zero_assembly_storage() {
@@ -320,7 +323,14 @@ void KktSolver::compute_row_scales() {
   }
 }
 
-void KktSolver::scale_rows() { As_.noalias() = row_scale_.asDiagonal() * A_; }
+void KktSolver::scale_rows() {
+  if (sparse_pattern_ && sparsity_checked_ && !options_.verify_structure) {
+    // Entries outside the pattern are zero in A_ and stay zero in As_.
+    for (const auto& [i, j] : constraint_entries_) As_(i, j) = row_scale_(i) * A_(i, j);
+    return;
+  }
+  As_.noalias() = row_scale_.asDiagonal() * A_;
+}
 
 void KktSolver::build_matrix() {
   K_.topLeftCorner(n_, n_) = M_;
@@ -366,66 +376,130 @@ void gather(Dst&& dst, const Mat& src, const std::vector<int>& rows, const std::
 // the structured path (a few to a few tens of rows) Eigen's general LU and blocked triangular
 // solves cost more in set-up than these do in flops. A zero pivot is left in place; the
 // caller's pivot-ratio test rejects the factorisation before its solution is used.
-void small_lu(Mat& a, std::vector<int>& piv) {
-  const Eigen::Index n = a.rows();
+// inv[k] = 1 / u_kk: the solves multiply (a division costs ~15 cycles of latency, on the
+// critical path of every substitution).
+// Kernels take the order as a template argument when it is small (N > 0: loops the compiler
+// unrolls; the RIS ball blocks are 6 × 6, the border 3 × 3) and at run time otherwise (N = 0).
+template <int N>
+void lu_kernel(double* a, Eigen::Index lda, Eigen::Index runtime_n, int* piv, double* inv) {
+  const Eigen::Index n = N > 0 ? N : runtime_n;
+  const auto at = [&](Eigen::Index i, Eigen::Index j) -> double& { return a[i + j * lda]; };
   for (Eigen::Index k = 0; k < n; ++k) {
     Eigen::Index p = k;
     for (Eigen::Index i = k + 1; i < n; ++i)
-      if (std::abs(a(i, k)) > std::abs(a(p, k))) p = i;
-    piv[static_cast<size_t>(k)] = static_cast<int>(p);
-    if (p != k) a.row(k).swap(a.row(p));
-    const double pivot = a(k, k);
+      if (std::abs(at(i, k)) > std::abs(at(p, k))) p = i;
+    piv[k] = static_cast<int>(p);
+    if (p != k)
+      for (Eigen::Index j = 0; j < n; ++j) std::swap(at(k, j), at(p, j));
+    const double pivot = at(k, k);
+    inv[k] = 1.0 / pivot;
     if (pivot == 0.0) continue;
-    for (Eigen::Index i = k + 1; i < n; ++i) a(i, k) /= pivot;
+    const double scale = inv[k];
+    for (Eigen::Index i = k + 1; i < n; ++i) at(i, k) *= scale;
     for (Eigen::Index j = k + 1; j < n; ++j) {
-      const double akj = a(k, j);
+      const double akj = at(k, j);
       if (akj == 0.0) continue;  // the RIS blocks are sparse
-      for (Eigen::Index i = k + 1; i < n; ++i) a(i, j) -= a(i, k) * akj;
+      for (Eigen::Index i = k + 1; i < n; ++i) at(i, j) -= at(i, k) * akj;
     }
   }
+}
+
+// x ← A⁻¹ x for one column x (contiguous), with the factors of lu_kernel().
+template <int N>
+void solve_kernel(const double* lu, Eigen::Index lda, Eigen::Index runtime_n, const int* piv,
+                  const double* inv, double* x) {
+  const Eigen::Index n = N > 0 ? N : runtime_n;
+  for (Eigen::Index k = 0; k < n; ++k) std::swap(x[k], x[piv[k]]);
+  for (Eigen::Index k = 0; k < n; ++k) {  // L (unit lower)
+    const double xk = x[k];
+    if (xk == 0.0) continue;  // sparse right-hand sides: nothing to eliminate
+    for (Eigen::Index i = k + 1; i < n; ++i) x[i] -= lu[i + k * lda] * xk;
+  }
+  for (Eigen::Index k = n - 1; k >= 0; --k) {  // U
+    const double xk = x[k] * inv[k];
+    x[k] = xk;
+    if (xk == 0.0) continue;
+    for (Eigen::Index i = 0; i < k; ++i) x[i] -= lu[i + k * lda] * xk;
+  }
+}
+
+// x ← A⁻ᵀ x: Aᵀ = Uᵀ Lᵀ P, so solve Uᵀ (lower), then Lᵀ (unit upper), then undo P.
+template <int N>
+void solve_transposed_kernel(const double* lu, Eigen::Index lda, Eigen::Index runtime_n,
+                             const int* piv, const double* inv, double* x) {
+  const Eigen::Index n = N > 0 ? N : runtime_n;
+  for (Eigen::Index k = 0; k < n; ++k) {
+    double sum = x[k];
+    for (Eigen::Index i = 0; i < k; ++i) sum -= lu[i + k * lda] * x[i];
+    x[k] = sum * inv[k];
+  }
+  for (Eigen::Index k = n - 1; k >= 0; --k) {
+    double sum = x[k];
+    for (Eigen::Index i = k + 1; i < n; ++i) sum -= lu[i + k * lda] * x[i];
+    x[k] = sum;
+  }
+  for (Eigen::Index k = n - 1; k >= 0; --k) std::swap(x[k], x[piv[k]]);
+}
+
+// Calls kernel<N> for the orders worth unrolling, kernel<0> for the rest.
+template <template <int> class Kernel, class... Args>
+void dispatch_order(Eigen::Index n, Args&&... args) {
+  switch (n) {
+    case 2: Kernel<2>::run(n, args...); break;
+    case 3: Kernel<3>::run(n, args...); break;
+    case 4: Kernel<4>::run(n, args...); break;
+    case 6: Kernel<6>::run(n, args...); break;
+    case 8: Kernel<8>::run(n, args...); break;
+    default: Kernel<0>::run(n, args...); break;
+  }
+}
+template <int N>
+struct LuKernel {
+  static void run(Eigen::Index n, Mat& a, std::vector<int>& piv, std::vector<double>& inv) {
+    lu_kernel<N>(a.data(), a.outerStride(), n, piv.data(), inv.data());
+  }
+};
+template <int N>
+struct SolveKernel {
+  template <class Col>
+  static void run(Eigen::Index n, const Mat& lu, const std::vector<int>& piv,
+                  const std::vector<double>& inv, Col& x) {
+    solve_kernel<N>(lu.data(), lu.outerStride(), n, piv.data(), inv.data(), x.data());
+  }
+};
+template <int N>
+struct SolveTransposedKernel {
+  template <class Col>
+  static void run(Eigen::Index n, const Mat& lu, const std::vector<int>& piv,
+                  const std::vector<double>& inv, Col& x) {
+    solve_transposed_kernel<N>(lu.data(), lu.outerStride(), n, piv.data(), inv.data(), x.data());
+  }
+};
+
+void small_lu(Mat& a, std::vector<int>& piv, std::vector<double>& inv) {
+  dispatch_order<LuKernel>(a.rows(), a, piv, inv);
 }
 
 // X ← A⁻¹ X with the factors of small_lu(), column by column; an exactly zero column (common:
 // e.g. no mass coupling to the border) stays zero and is skipped.
 template <class Dst>
-void small_lu_solve(const Mat& lu, const std::vector<int>& piv, Dst&& X) {
-  const Eigen::Index n = lu.rows();
+void small_lu_solve(const Mat& lu, const std::vector<int>& piv, const std::vector<double>& inv,
+                    Dst&& X) {
   for (Eigen::Index c = 0; c < X.cols(); ++c) {
     auto x = X.col(c);
     if (is_zero(x)) continue;
-    for (Eigen::Index k = 0; k < n; ++k) std::swap(x(k), x(piv[static_cast<size_t>(k)]));
-    for (Eigen::Index k = 0; k < n; ++k) {  // L (unit lower)
-      const double xk = x(k);
-      if (xk == 0.0) continue;  // sparse right-hand sides: nothing to eliminate
-      for (Eigen::Index i = k + 1; i < n; ++i) x(i) -= lu(i, k) * xk;
-    }
-    for (Eigen::Index k = n - 1; k >= 0; --k) {  // U
-      const double xk = x(k) / lu(k, k);
-      x(k) = xk;
-      if (xk == 0.0) continue;
-      for (Eigen::Index i = 0; i < k; ++i) x(i) -= lu(i, k) * xk;
-    }
+    dispatch_order<SolveKernel>(lu.rows(), lu, piv, inv, x);
   }
 }
 
-// X ← A⁻ᵀ X: Aᵀ = Uᵀ Lᵀ P, so solve Uᵀ (lower), then Lᵀ (unit upper), then undo P.
+// X ← A⁻ᵀ X column by column (zero columns skipped).
 template <class Dst>
-void small_lu_solve_transposed(const Mat& lu, const std::vector<int>& piv, Dst&& X) {
-  const Eigen::Index n = lu.rows();
+void small_lu_solve_transposed(const Mat& lu, const std::vector<int>& piv,
+                               const std::vector<double>& inv, Dst&& X) {
   for (Eigen::Index c = 0; c < X.cols(); ++c) {
     auto x = X.col(c);
     if (is_zero(x)) continue;
-    for (Eigen::Index k = 0; k < n; ++k) {
-      double sum = x(k);
-      for (Eigen::Index i = 0; i < k; ++i) sum -= lu(i, k) * x(i);
-      x(k) = sum / lu(k, k);
-    }
-    for (Eigen::Index k = n - 1; k >= 0; --k) {
-      double sum = x(k);
-      for (Eigen::Index i = k + 1; i < n; ++i) sum -= lu(i, k) * x(i);
-      x(k) = sum;
-    }
-    for (Eigen::Index k = n - 1; k >= 0; --k) std::swap(x(k), x(piv[static_cast<size_t>(k)]));
+    dispatch_order<SolveTransposedKernel>(lu.rows(), lu, piv, inv, x);
   }
 }
 
@@ -481,20 +555,20 @@ void KktSolver::eliminate_block(Block& blk, Track&& track_pivots) {
     for (size_t k = 0; k < blk.dec_rows.size(); ++k) {
       blk.A(blk.dec_rows[k], blk.dec_coords[k]) = 1.0;
     }
-    small_lu(blk.A, blk.piv);
+    small_lu(blk.A, blk.piv, blk.inv);
     track_pivots(blk.A.diagonal());
     blk.X.topRows(nc) = blk.R.bottomRows(nr);
-    small_lu_solve(blk.A, blk.piv, blk.X.topRows(nc));
+    small_lu_solve(blk.A, blk.piv, blk.inv, blk.X.topRows(nc));
     blk.X.bottomRows(nr) = blk.R.topRows(nc);
-    small_lu_solve_transposed(blk.A, blk.piv, blk.X.bottomRows(nr));
+    small_lu_solve_transposed(blk.A, blk.piv, blk.inv, blk.X.bottomRows(nr));
     return;
   }
   for (const int k : blk.dec_coords) blk.K(k, k) = 1.0;
   for (const int k : blk.dec_rows) blk.K(nc + k, nc + k) = 1.0;
-  small_lu(blk.K, blk.piv);
+  small_lu(blk.K, blk.piv, blk.inv);
   track_pivots(blk.K.diagonal());
   blk.X = blk.R;
-  small_lu_solve(blk.K, blk.piv, blk.X);
+  small_lu_solve(blk.K, blk.piv, blk.inv, blk.X);
 }
 
 // K_BB and the border right-hand side, with the same decoupled-pair treatment.
@@ -519,6 +593,92 @@ void KktSolver::gather_border() {
   }
 }
 
+void KktSolver::classify_isolated_groups() {
+  if (blocks_.empty()) return;
+  std::vector<int> group_of_coord(static_cast<size_t>(n_), -1), group_of_row(static_cast<size_t>(m_), -1);
+  std::vector<int> border_index(static_cast<size_t>(n_), -1);
+  for (size_t k = 0; k < border_coords_.size(); ++k) border_index[static_cast<size_t>(border_coords_[k])] = static_cast<int>(k);
+  for (size_t g = 0; g < blocks_.size(); ++g) {
+    for (int j : blocks_[g].coords) group_of_coord[static_cast<size_t>(j)] = static_cast<int>(g);
+    for (int i : blocks_[g].rows) group_of_row[static_cast<size_t>(i)] = static_cast<int>(g);
+  }
+  std::vector<char> isolated(blocks_.size(), 1);
+  for (size_t g = 0; g < blocks_.size(); ++g)
+    if (blocks_[g].coords.size() != blocks_[g].rows.size()) isolated[g] = 0;
+  for (const auto& [i, j] : mass_entries_) {  // any mass on a group coordinate
+    for (int c : {i, j})
+      if (group_of_coord[static_cast<size_t>(c)] >= 0) isolated[static_cast<size_t>(group_of_coord[static_cast<size_t>(c)])] = 0;
+  }
+  for (const auto& [i, j] : constraint_entries_) {  // a border row on a group coordinate
+    const int g = group_of_coord[static_cast<size_t>(j)];
+    if (g >= 0 && group_of_row[static_cast<size_t>(i)] != g) isolated[static_cast<size_t>(g)] = 0;
+  }
+  const auto local = [](const std::vector<int>& list, int value) {
+    return static_cast<int>(std::find(list.begin(), list.end(), value) - list.begin());
+  };
+  for (size_t g = 0; g < blocks_.size(); ++g) {
+    Block& blk = blocks_[g];
+    if (!isolated[g]) continue;
+    blk.isolated = true;
+    for (const auto& [i, j] : constraint_entries_) {
+      if (group_of_row[static_cast<size_t>(i)] != static_cast<int>(g)) continue;
+      if (group_of_coord[static_cast<size_t>(j)] == static_cast<int>(g)) {
+        blk.group_entries.push_back({local(blk.rows, i), local(blk.coords, j), i, j});
+      } else {
+        blk.border_entries.push_back({local(blk.rows, i), border_index[static_cast<size_t>(j)], i, j});
+      }
+    }
+    blk.lam = Vec::Zero(static_cast<Eigen::Index>(blk.rows.size()));
+    blk.rhs = Vec::Zero(static_cast<Eigen::Index>(blk.rows.size()));
+  }
+}
+
+// Isolated kinematic group: only A_gg is factorised; λ_g = A_gg⁻ᵀ f_g is final at once, and
+// the border sees the group only through its right-hand side, r_B −= A_gBᵀ λ_g. Decoupled
+// pairs are linked by a 1 in A_gg as in eliminate_block(). false: unpaired decoupled indices
+// (the generic elimination handles them).
+template <class Track>
+bool KktSolver::eliminate_isolated(Block& blk, Track&& track_pivots) {
+  const auto nc = static_cast<Eigen::Index>(blk.coords.size());
+  blk.A.setZero();
+  for (const auto& e : blk.group_entries) blk.A(e.local_row, e.local_col) = As_(e.row, e.col);
+  int dec_coords = 0, dec_rows = 0;
+  for (Eigen::Index k = 0; k < nc; ++k) {
+    const int j = blk.coords[static_cast<size_t>(k)], i = blk.rows[static_cast<size_t>(k)];
+    const bool coord_free = coord_decoupled_[static_cast<size_t>(j)] != 0;
+    const bool row_free = row_decoupled_[static_cast<size_t>(i)] != 0;
+    blk.lam(k) = coord_free ? 0.0 : f_(j);
+    blk.rhs(k) = row_free ? 0.0 : row_scale_(i) * b_(i);
+    dec_coords += coord_free ? 1 : 0;
+    dec_rows += row_free ? 1 : 0;
+  }
+  if (dec_coords != dec_rows) return false;
+  if (dec_coords > 0) {
+    // Pair the k-th decoupled row with the k-th decoupled coordinate (both all-zero in A_gg).
+    Eigen::Index r = 0, c = 0;
+    for (int pair = 0; pair < dec_coords; ++pair, ++r, ++c) {
+      while (!row_decoupled_[static_cast<size_t>(blk.rows[static_cast<size_t>(r)])]) ++r;
+      while (!coord_decoupled_[static_cast<size_t>(blk.coords[static_cast<size_t>(c)])]) ++c;
+      blk.A(r, c) = 1.0;
+    }
+  }
+  small_lu(blk.A, blk.piv, blk.inv);
+  track_pivots(blk.A.diagonal());
+  small_lu_solve_transposed(blk.A, blk.piv, blk.inv, blk.lam);
+  for (const auto& e : blk.border_entries) r_border_(e.local_col) -= As_(e.row, e.col) * blk.lam(e.local_row);
+  return true;
+}
+
+// a_g = A_gg⁻¹ (b̂_g − A_gB a_B), then both halves into the solution.
+void KktSolver::back_substitute_isolated(Block& blk) {
+  for (const auto& e : blk.border_entries) blk.rhs(e.local_row) -= As_(e.row, e.col) * x_border_(e.local_col);
+  small_lu_solve(blk.A, blk.piv, blk.inv, blk.rhs);
+  for (size_t k = 0; k < blk.coords.size(); ++k) {
+    sol_(blk.coords[k]) = blk.rhs(static_cast<Eigen::Index>(k));
+    sol_(n_ + blk.rows[k]) = blk.lam(static_cast<Eigen::Index>(k));
+  }
+}
+
 bool KktSolver::solve_structured() {
   // The partition is the model's promise: checked at the first solve (every solve on request).
   if (!partition_checked_ || options_.verify_structure) {
@@ -534,6 +694,10 @@ bool KktSolver::solve_structured() {
     min_pivot = std::min(min_pivot, diag.minCoeff());
   };
   for (Block& blk : blocks_) {
+    if (blk.isolated) {
+      if (!eliminate_isolated(blk, track_pivots)) return false;
+      continue;
+    }
     // Eliminate the group: X_g = K_gg⁻¹ [K_gB | r_g];  S −= K_Bg X_g (K symmetric: K_Bg = K_gBᵀ).
     gather_block(blk);
     eliminate_block(blk, track_pivots);
@@ -542,7 +706,7 @@ bool KktSolver::solve_structured() {
     r_border_.noalias() -= blk.R.leftCols(nb).transpose().lazyProduct(blk.X.col(nb));
   }
   if (nb > 0) {
-    small_lu(S_, piv_border_);
+    small_lu(S_, piv_border_, inv_border_);
     track_pivots(S_.diagonal());
   }
   // The same acceptance test as the dense LU, over every pivot of the block elimination.
@@ -555,10 +719,15 @@ bool KktSolver::solve_structured() {
   };
   if (nb > 0) {
     x_border_ = r_border_;
-    small_lu_solve(S_, piv_border_, x_border_);
+    small_lu_solve(S_, piv_border_, inv_border_, x_border_);
     scatter(x_border_, border_coords_, border_rows_);
   }
+  if (nb == 0) x_border_.setZero();
   for (Block& blk : blocks_) {
+    if (blk.isolated) {
+      back_substitute_isolated(blk);
+      continue;
+    }
     // Back-substitution: x_g = X_g[:, r] − X_g[:, B] x_B (in column nb of X_g).
     blk.X.col(nb).noalias() -= blk.X.leftCols(nb).lazyProduct(x_border_);
     scatter(blk.X.col(nb), blk.coords, blk.rows);

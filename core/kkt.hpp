@@ -123,6 +123,16 @@ class KktSolver {
     Mat X;                // K_gg⁻¹ R
     Mat A;                // kinematic groups (square, M_gg = 0): A_gg, factorised in place
     std::vector<int> piv;  // row interchanges of the last factorisation
+    std::vector<double> inv;  // 1 / pivots of the last factorisation
+    // Isolated kinematic group (known from the declared sparsity: M has no entry in the group's
+    // rows or columns, no border row touches its coordinates): λ_g = A_gg⁻ᵀ f_g and
+    // a_g = A_gg⁻¹ (b_g − A_gB a_B), with K_BB itself as the border Schur complement.
+    struct Entry {
+      int local_row, local_col, row, col;  // local_col: in the group, or in border_coords_
+    };
+    bool isolated = false;
+    std::vector<Entry> group_entries, border_entries;  // A_gg and A_gB entries of the pattern
+    Vec lam, rhs;
   };
 
   void setup_partition(const Model::KktPartition& partition);
@@ -141,6 +151,10 @@ class KktSolver {
   template <class Track>
   void eliminate_block(Block& blk, Track&& track_pivots);
   bool solve_structured();
+  void classify_isolated_groups();
+  template <class Track>
+  bool eliminate_isolated(Block& blk, Track&& track_pivots);
+  void back_substitute_isolated(Block& blk);
   void solve_dense(double t, CVec q);
   [[noreturn]] void diagnose_and_throw(double t, CVec q) const;
   std::string describe_state(CVec q) const;
@@ -161,6 +175,7 @@ class KktSolver {
   Mat S_;                // border Schur complement (border coordinates first, then rows),
                          // LU-factorised in place
   std::vector<int> piv_border_;
+  std::vector<double> inv_border_;
   Vec r_border_, x_border_;
   bool last_structured_ = false;
   bool partition_checked_ = false;

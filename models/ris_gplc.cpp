@@ -266,6 +266,34 @@ Model::KktPartition RisGplc::kkt_partition() const {
   return partition;
 }
 
+Model::KktSparsity RisGplc::kkt_sparsity() const {
+  // Mirrors the writes of mass_matrix(), holonomic_jacobian() and nonholonomic_jacobian().
+  KktSparsity p;
+  p.mass = {{kX, kX}, {kY, kY}, {kTheta, kTheta}};
+  if (has_vertical_kinetic()) {
+    std::vector<int> idx;
+    for (int i = 0; i < 4; ++i) idx.push_back(r_index(i));
+    for (int i = 0; i < 4; ++i) idx.push_back(q_index(i));
+    for (int j : idx)
+      for (int k : idx) p.mass.emplace_back(j, k);
+    if (variant_ == Variant::kVertical) {
+      p.mass.emplace_back(z_index(), z_index());
+      for (int j : idx) p.mass.emplace_back(z_index(), j);
+    }
+  }
+  auto& a = p.constraints;
+  const int nh = n_holonomic();
+  for (int i = 0; i < 4; ++i) {
+    for (int j : {r_index(i), xb_index(i), yb_index(i)}) a.emplace_back(i, j);
+    for (int j : {q_index(i), xt_index(i), yt_index(i)}) a.emplace_back(4 + i, j);
+    for (int j : {xt_index(i), xb_index(i), static_cast<int>(kX), static_cast<int>(kTheta)}) a.emplace_back(8 + 2 * i, j);
+    for (int j : {yt_index(i), yb_index(i), static_cast<int>(kY), static_cast<int>(kTheta)}) a.emplace_back(9 + 2 * i, j);
+    for (int j : {xb_index(i), static_cast<int>(kX), static_cast<int>(kTheta)}) a.emplace_back(nh + 2 * i, j);
+    for (int j : {yb_index(i), static_cast<int>(kY), static_cast<int>(kTheta)}) a.emplace_back(nh + 2 * i + 1, j);
+  }
+  return p;
+}
+
 // ---- energy and outputs ---------------------------------------------------------------------------
 
 double RisGplc::platform_height(CVec q) const {

@@ -80,6 +80,8 @@ class RisGplc final : public Model {
   /// and the rows phi_r<j>, phi_q<j> join the border; group i = {xb_i, yb_i, xt_i, yt_i} with
   /// rows {phi_c<i>x/y, psi<i>x/y} (4×4 Jacobian block, always invertible).
   KktPartition kkt_partition() const override;
+  /// The entries mass_matrix() and the Jacobians write (zeroed and read alone by KktSolver).
+  KktSparsity kkt_sparsity() const override;
 
   bool has_energy() const override { return true; }
   bool conserves_energy() const override;
