@@ -34,17 +34,20 @@ StabilizedDynamics::StabilizedDynamics(const Model& model, const StabilizationOp
   if (options_.dsc) dsc_.emplace(model_, options_.dsc_options);
 }
 
-void StabilizedDynamics::evaluate(double t, CVec z) {
+void StabilizedDynamics::evaluate(double t, CVec z) { evaluate(t, z, true); }
+
+void StabilizedDynamics::evaluate(double t, CVec z, bool constraint_values) {
   const auto q = z.head(nq_);
   const auto v = z.segment(nq_, nq_);
   const auto zm = z.tail(nz_);
-  kkt_.assemble(t, q, v, zm);
+  kkt_.assemble(t, q, v, zm, constraint_values || options_.baumgarte);
   if (options_.baumgarte) apply_baumgarte(options_.gains, kkt_);
   kkt_.solve(t, q);
 }
 
 void StabilizedDynamics::rhs(double t, CVec z, VecRef zdot) {
-  evaluate(t, z);
+  // The residuals g, ġ, h are for outputs and Baumgarte terms, not for the acceleration.
+  evaluate(t, z, false);
   zdot.head(nq_) = z.segment(nq_, nq_);
   zdot.segment(nq_, nq_) = kkt_.acceleration();
   if (nz_ > 0) {

@@ -46,8 +46,8 @@ class StabilizedDynamics : public OdeSystem {
   /// options of `options` (also when DSC is off). Baumgarte gains do not enter the DAE.
   DaeSystem* dae(DaeIndex formulation) override;
 
-  /// Evaluates the KKT solve at z (e.g. at an output time) so that multipliers() and
-  /// accelerations() describe that state.
+  /// Evaluates the KKT solve at z (e.g. at an output time) so that multipliers(),
+  /// accelerations() and the residuals describe that state.
   void evaluate(double t, CVec z);
   const Vec& accelerations() const { return kkt_.acceleration(); }
   const Vec& multipliers() const { return kkt_.multipliers(); }
@@ -55,12 +55,15 @@ class StabilizedDynamics : public OdeSystem {
   const Model& model() const { return model_; }
   const StabilizationOptions& options() const { return options_; }
 
-  /// Max |g(q)| over holonomic rows (0 when none). Uses the last evaluate()/rhs() state.
+  /// Max |g(q)| over holonomic rows (0 when none), at the state of the last evaluate() (rhs()
+  /// skips the residuals unless Baumgarte terms need them).
   double position_residual() const;
   /// Max |ġ| over holonomic rows and |h| over non-holonomic rows.
   double velocity_residual() const;
 
  private:
+  void evaluate(double t, CVec z, bool constraint_values);
+
   const Model& model_;
   StabilizationOptions options_;
   int nq_, nz_;

@@ -85,6 +85,17 @@ void KktSolver::setup_sparsity(const Model::KktSparsity& sparsity) {
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
   sparse_pattern_ = true;
+  // Linear offsets into the column-major storage (A_ and As_ share dimensions): the per-solve
+  // passes then read entries without index arithmetic.
+  for (const auto& [i, j] : mass_entries_) {
+    mass_offset_.push_back(static_cast<int>(i + static_cast<Eigen::Index>(j) * n_));
+    mass_col_.push_back(j);
+  }
+  for (const auto& [i, j] : constraint_entries_) {
+    constraint_offset_.push_back(static_cast<int>(i + static_cast<Eigen::Index>(j) * m_));
+    constraint_row_.push_back(i);
+    constraint_col_.push_back(j);
+  }
   classify_isolated_groups();
   // The range-space path needs every coordinate to carry mass and is not combined with a
   // partition (whose groups, as the RIS balls, are massless).
@@ -182,8 +193,10 @@ void KktSolver::setup_partition(const Model::KktPartition& partition) {
 void KktSolver::zero_assembly_storage() {
   // With a declared (and checked) pattern only its entries can be non-zero: O(nnz), not O(nq²).
   if (sparse_pattern_ && sparsity_checked_ && !options_.verify_structure) {
-    for (const auto& [i, j] : mass_entries_) M_(i, j) = 0.0;
-    for (const auto& [i, j] : constraint_entries_) A_(i, j) = 0.0;
+    double* M = M_.data();
+    double* A = A_.data();
+    for (const int k : mass_offset_) M[k] = 0.0;
+    for (const int k : constraint_offset_) A[k] = 0.0;
   } else {
     M_.setZero();
     A_.setZero();
@@ -217,22 +230,23 @@ void KktSolver::check_sparsity() const {
   }
 }
 
-void KktSolver::assemble(double t, CVec q, CVec v, CVec z) {
+void KktSolver::assemble(double t, CVec q, CVec v, CVec z, bool constraint_values) {
   zero_assembly_storage();
   f_.setZero();
   b_.setZero();
-  g_.setZero();
-  gt_.setZero();
-  h_.setZero();
   model_.mass_matrix(t, q, M_);
   model_.forces(t, q, v, z, f_);
   if (nh_ > 0) {
     auto G = A_.topRows(nh_);
     auto bh = b_.head(nh_);
-    model_.holonomic(t, q, g_);
     model_.holonomic_jacobian(t, q, G);
-    model_.holonomic_time_rate(t, q, gt_);
     model_.holonomic_bias(t, q, v, bh);
+  }
+  if (nh_ > 0 && constraint_values) {
+    g_.setZero();
+    gt_.setZero();
+    model_.holonomic(t, q, g_);
+    model_.holonomic_time_rate(t, q, gt_);
     if (sparse_pattern_) {
       gdot_ = gt_;
       for (const auto& [i, j] : constraint_entries_) {
@@ -240,14 +254,17 @@ void KktSolver::assemble(double t, CVec q, CVec v, CVec z) {
         gdot_(i) += A_(i, j) * v(j);
       }
     } else {
-      gdot_.noalias() = G * v;
+      gdot_.noalias() = A_.topRows(nh_) * v;
       gdot_ += gt_;
     }
   }
   if (nn_ > 0) {
     auto H = A_.bottomRows(nn_);
     auto bn = b_.tail(nn_);
-    model_.nonholonomic(t, q, v, h_);
+    if (constraint_values) {
+      h_.setZero();
+      model_.nonholonomic(t, q, v, h_);
+    }
     model_.nonholonomic_jacobian(t, q, H);
     model_.nonholonomic_bias(t, q, v, bn);
   }
@@ -269,11 +286,19 @@ void KktSolver::compute_column_maxima_and_row_squares() {
   }
   col_max_.setZero();
   row_sq_.setZero();
-  for (const auto& [i, j] : mass_entries_) col_max_(j) = std::max(col_max_(j), std::abs(M_(i, j)));
-  for (const auto& [i, j] : constraint_entries_) {
-    const double x = A_(i, j);
-    col_max_(j) = std::max(col_max_(j), std::abs(x));
-    row_sq_(i) += x * x;
+  const double* M = M_.data();
+  const double* A = A_.data();
+  double* col_max = col_max_.data();
+  double* row_sq = row_sq_.data();
+  for (size_t k = 0; k < mass_offset_.size(); ++k) {
+    double& c = col_max[mass_col_[k]];
+    c = std::max(c, std::abs(M[mass_offset_[k]]));
+  }
+  for (size_t k = 0; k < constraint_offset_.size(); ++k) {
+    const double x = A[constraint_offset_[k]];
+    double& c = col_max[constraint_col_[k]];
+    c = std::max(c, std::abs(x));
+    row_sq[constraint_row_[k]] += x * x;
   }
 }
 
@@ -326,7 +351,13 @@ void KktSolver::compute_row_scales() {
 void KktSolver::scale_rows() {
   if (sparse_pattern_ && sparsity_checked_ && !options_.verify_structure) {
     // Entries outside the pattern are zero in A_ and stay zero in As_.
-    for (const auto& [i, j] : constraint_entries_) As_(i, j) = row_scale_(i) * A_(i, j);
+    const double* A = A_.data();
+    const double* scale = row_scale_.data();
+    double* As = As_.data();
+    for (size_t k = 0; k < constraint_offset_.size(); ++k) {
+      const int at = constraint_offset_[k];
+      As[at] = scale[constraint_row_[k]] * A[at];
+    }
     return;
   }
   As_.noalias() = row_scale_.asDiagonal() * A_;

@@ -70,8 +70,11 @@ class KktSolver {
   /// in two groups), naming the model, group and index.
   explicit KktSolver(const Model& model, KktOptions options = {});
 
-  /// Evaluates M, f, A, b and the constraint values g, ġ = G v + g_t, h at (t, q, v, z).
-  void assemble(double t, CVec q, CVec v, CVec z);
+  /// Evaluates M, f, A, b and, with `constraint_values`, the constraint values g,
+  /// ġ = G v + g_t, h at (t, q, v, z). The solve does not need the values: an integrator's
+  /// right-hand side without Baumgarte terms skips them (holonomic_value() etc. then keep
+  /// those of the last assemble that computed them).
+  void assemble(double t, CVec q, CVec v, CVec z, bool constraint_values = true);
   /// Factorises and solves the assembled system. Throws SingularKktError.
   void solve(double t, CVec q);
   /// assemble() then solve().
@@ -184,6 +187,8 @@ class KktSolver {
   bool sparsity_checked_ = false;
   std::vector<std::pair<int, int>> mass_entries_;        // both triangles, unique
   std::vector<std::pair<int, int>> constraint_entries_;  // unique, sorted by row
+  std::vector<int> mass_offset_, mass_col_;               // linear offsets into M_
+  std::vector<int> constraint_offset_, constraint_row_, constraint_col_;  // into A_ and As_
   std::unique_ptr<RangeSpaceSolver> range_;
   Vec b_scaled_;
   int decoupled_rows_ = 0;
