@@ -661,7 +661,95 @@ void KktSolver::classify_isolated_groups() {
     }
     blk.lam = Vec::Zero(static_cast<Eigen::Index>(blk.rows.size()));
     blk.rhs = Vec::Zero(static_cast<Eigen::Index>(blk.rows.size()));
+    find_triangular_order(blk);
   }
+}
+
+void KktSolver::find_triangular_order(Block& blk) {
+  const auto n = blk.rows.size();
+  const auto& entries = blk.group_entries;
+  std::vector<int> unassigned(n, 0);
+  std::vector<char> row_done(n, 0), col_done(n, 0);
+  for (const auto& e : entries) ++unassigned[static_cast<size_t>(e.local_row)];
+  for (size_t step = 0; step < n; ++step) {
+    size_t r = 0;
+    while (r < n && (row_done[r] || unassigned[r] != 1)) ++r;
+    if (r == n) return;  // no singleton row left: not triangular (LU path)
+    int pivot = -1;
+    for (size_t e = 0; e < entries.size(); ++e)
+      if (entries[e].local_row == static_cast<int>(r) && !col_done[static_cast<size_t>(entries[e].local_col)]) pivot = static_cast<int>(e);
+    const int c = entries[static_cast<size_t>(pivot)].local_col;
+    blk.tri_row.push_back(static_cast<int>(r));
+    blk.tri_col.push_back(c);
+    blk.tri_pivot.push_back(pivot);
+    row_done[r] = 1;
+    col_done[static_cast<size_t>(c)] = 1;
+    for (const auto& e : entries)
+      if (e.local_col == c && !row_done[static_cast<size_t>(e.local_row)]) --unassigned[static_cast<size_t>(e.local_row)];
+  }
+  blk.row_start.push_back(0);
+  blk.col_start.push_back(0);
+  for (size_t k = 0; k < n; ++k) {
+    for (size_t e = 0; e < entries.size(); ++e) {
+      if (static_cast<int>(e) == blk.tri_pivot[k]) continue;
+      if (entries[e].local_row == blk.tri_row[k]) blk.row_entries.push_back(static_cast<int>(e));
+      if (entries[e].local_col == blk.tri_col[k]) blk.col_entries.push_back(static_cast<int>(e));
+    }
+    blk.row_start.push_back(static_cast<int>(blk.row_entries.size()));
+    blk.col_start.push_back(static_cast<int>(blk.col_entries.size()));
+  }
+  blk.triangular = true;
+  blk.values.assign(entries.size(), 0.0);
+  blk.inv_pivot.assign(n, 0.0);
+  blk.pivots = Vec::Zero(static_cast<Eigen::Index>(n));
+  blk.work = Vec::Zero(static_cast<Eigen::Index>(n));
+}
+
+// Pivots of a triangular group, with decoupled pairs (an all-zero row whose pivot column is
+// all zero too, e.g. an RIS ball at its dish centre) given a unit pivot: a_j = 0, λ_i = 0.
+void KktSolver::triangular_pivots(Block& blk) const {
+  for (size_t k = 0; k < blk.tri_pivot.size(); ++k) {
+    double p = blk.values[static_cast<size_t>(blk.tri_pivot[k])];
+    if (p == 0.0 && row_decoupled_[static_cast<size_t>(blk.rows[static_cast<size_t>(blk.tri_row[k])])] &&
+        coord_decoupled_[static_cast<size_t>(blk.coords[static_cast<size_t>(blk.tri_col[k])])]) {
+      p = 1.0;
+    }
+    blk.pivots(static_cast<Eigen::Index>(k)) = p;
+    blk.inv_pivot[k] = 1.0 / p;
+  }
+}
+
+// λ_g = A_gg⁻ᵀ f_g: lam holds f by local coordinate on entry and λ by local row on exit. The
+// column of step k has, besides its pivot, entries only in rows of later steps: backwards.
+void KktSolver::solve_triangular_transposed(Block& blk) const {
+  triangular_pivots(blk);
+  Vec& lambda = blk.work;
+  for (int k = static_cast<int>(blk.tri_row.size()) - 1; k >= 0; --k) {
+    const auto K = static_cast<size_t>(k);
+    double sum = blk.lam(blk.tri_col[K]);
+    for (int p = blk.col_start[K]; p < blk.col_start[K + 1]; ++p) {
+      const int e = blk.col_entries[static_cast<size_t>(p)];
+      sum -= blk.values[static_cast<size_t>(e)] * lambda(blk.group_entries[static_cast<size_t>(e)].local_row);
+    }
+    lambda(blk.tri_row[K]) = sum * blk.inv_pivot[K];
+  }
+  blk.lam = lambda;
+}
+
+// a_g = A_gg⁻¹ rhs: rhs holds the right-hand side by local row on entry and a by local
+// coordinate on exit. The row of step k has, besides its pivot, entries only in columns of
+// earlier steps: forwards.
+void KktSolver::solve_triangular(Block& blk) const {
+  Vec& a = blk.work;
+  for (size_t k = 0; k < blk.tri_row.size(); ++k) {
+    double sum = blk.rhs(blk.tri_row[k]);
+    for (int p = blk.row_start[k]; p < blk.row_start[k + 1]; ++p) {
+      const int e = blk.row_entries[static_cast<size_t>(p)];
+      sum -= blk.values[static_cast<size_t>(e)] * a(blk.group_entries[static_cast<size_t>(e)].local_col);
+    }
+    a(blk.tri_col[k]) = sum * blk.inv_pivot[k];
+  }
+  blk.rhs = a;
 }
 
 // Isolated kinematic group: only A_gg is factorised; λ_g = A_gg⁻ᵀ f_g is final at once, and
@@ -671,8 +759,13 @@ void KktSolver::classify_isolated_groups() {
 template <class Track>
 bool KktSolver::eliminate_isolated(Block& blk, Track&& track_pivots) {
   const auto nc = static_cast<Eigen::Index>(blk.coords.size());
-  blk.A.setZero();
-  for (const auto& e : blk.group_entries) blk.A(e.local_row, e.local_col) = As_(e.row, e.col);
+  if (blk.triangular) {
+    for (size_t e = 0; e < blk.group_entries.size(); ++e)
+      blk.values[e] = As_(blk.group_entries[e].row, blk.group_entries[e].col);
+  } else {
+    blk.A.setZero();
+    for (const auto& e : blk.group_entries) blk.A(e.local_row, e.local_col) = As_(e.row, e.col);
+  }
   int dec_coords = 0, dec_rows = 0;
   for (Eigen::Index k = 0; k < nc; ++k) {
     const int j = blk.coords[static_cast<size_t>(k)], i = blk.rows[static_cast<size_t>(k)];
@@ -684,6 +777,12 @@ bool KktSolver::eliminate_isolated(Block& blk, Track&& track_pivots) {
     dec_rows += row_free ? 1 : 0;
   }
   if (dec_coords != dec_rows) return false;
+  if (blk.triangular) {
+    solve_triangular_transposed(blk);
+    track_pivots(blk.pivots);
+    for (const auto& e : blk.border_entries) r_border_(e.local_col) -= As_(e.row, e.col) * blk.lam(e.local_row);
+    return true;
+  }
   if (dec_coords > 0) {
     // Pair the k-th decoupled row with the k-th decoupled coordinate (both all-zero in A_gg).
     Eigen::Index r = 0, c = 0;
@@ -703,7 +802,11 @@ bool KktSolver::eliminate_isolated(Block& blk, Track&& track_pivots) {
 // a_g = A_gg⁻¹ (b̂_g − A_gB a_B), then both halves into the solution.
 void KktSolver::back_substitute_isolated(Block& blk) {
   for (const auto& e : blk.border_entries) blk.rhs(e.local_row) -= As_(e.row, e.col) * x_border_(e.local_col);
-  small_lu_solve(blk.A, blk.piv, blk.inv, blk.rhs);
+  if (blk.triangular) {
+    solve_triangular(blk);
+  } else {
+    small_lu_solve(blk.A, blk.piv, blk.inv, blk.rhs);
+  }
   for (size_t k = 0; k < blk.coords.size(); ++k) {
     sol_(blk.coords[k]) = blk.rhs(static_cast<Eigen::Index>(k));
     sol_(n_ + blk.rows[k]) = blk.lam(static_cast<Eigen::Index>(k));

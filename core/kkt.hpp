@@ -136,6 +136,15 @@ class KktSolver {
     bool isolated = false;
     std::vector<Entry> group_entries, border_entries;  // A_gg and A_gB entries of the pattern
     Vec lam, rhs;
+    // Triangular isolated group: the pattern of A_gg permutes to lower-triangular form (found
+    // at set-up by peeling rows with one unassigned column, e.g. an RIS ball), so both solves
+    // are substitutions in the peeling order and no factorisation is needed. Step k pivots on
+    // entry tri_pivot[k] = (tri_row[k], tri_col[k]); row_entries / col_entries (CSR by step)
+    // list the other entries of that row / column.
+    bool triangular = false;
+    std::vector<int> tri_row, tri_col, tri_pivot, row_start, row_entries, col_start, col_entries;
+    std::vector<double> values, inv_pivot;
+    Vec pivots, work;
   };
 
   void setup_partition(const Model::KktPartition& partition);
@@ -158,6 +167,10 @@ class KktSolver {
   template <class Track>
   bool eliminate_isolated(Block& blk, Track&& track_pivots);
   void back_substitute_isolated(Block& blk);
+  static void find_triangular_order(Block& blk);
+  void triangular_pivots(Block& blk) const;
+  void solve_triangular_transposed(Block& blk) const;
+  void solve_triangular(Block& blk) const;
   void solve_dense(double t, CVec q);
   [[noreturn]] void diagnose_and_throw(double t, CVec q) const;
   std::string describe_state(CVec q) const;

@@ -433,11 +433,12 @@ TEST(RisVerification, Rk45ErrorTestLeavesOutTheComponentsDscRecomputes) {
   // The BallsMovingThroughTheDishCentres run at rtol 1e-12. With every component in the error
   // norm (error_test_dependent = true, the behaviour before the mask) the kinks of r_i and
   // ṙ_i at each pass through a centre make rk45 reject step after step and the step size
-  // underflows at t ≈ 1.79 s; with the DSC-dependent components left out (default) the run
-  // completes, agrees with the Lagrange model as closely as at rtol 1e-10 and rejects far
-  // fewer steps. Accuracy is that of the independent components, which stay in the test.
+  // underflows (at t ≈ 1.2–1.8 s: where exactly depends on the round-off of the KKT solve at
+  // the kinks); with the DSC-dependent components left out (default) the run completes, agrees
+  // with the Lagrange model as closely as at rtol 1e-10 and rejects far fewer steps. Accuracy
+  // is that of the independent components, which stay in the test.
   const auto t0 = std::chrono::steady_clock::now();
-  const double end = kSanitized ? 1.0 : 1.7;  // before the unmasked run fails
+  const double end = 1.0;  // before the unmasked run fails
   RisInitialConditions ic;
   ic.X_dot = 0.2;
   ic.Y_dot = -0.1;
