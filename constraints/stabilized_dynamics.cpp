@@ -30,11 +30,21 @@ std::string StabilizationOptions::name() const {
 }
 
 StabilizedDynamics::StabilizedDynamics(const Model& model, const StabilizationOptions& options)
-    : model_(model), options_(options), nq_(model.nq()), nz_(model.nz()), kkt_(model) {
+    : model_(model),
+      options_(options),
+      nq_(model.nq()),
+      nz_(model.nz()),
+      kkt_(model),
+      evaluated_z_(Vec::Zero(2 * model.nq() + model.nz())) {
   if (options_.dsc) dsc_.emplace(model_, options_.dsc_options);
 }
 
-void StabilizedDynamics::evaluate(double t, CVec z) { evaluate(t, z, true); }
+void StabilizedDynamics::evaluate(double t, CVec z) {
+  evaluate(t, z, true);
+  evaluated_z_ = z;  // same size every time: no allocation after the first
+  evaluated_t_ = t;
+  evaluated_valid_ = true;
+}
 
 void StabilizedDynamics::evaluate(double t, CVec z, bool constraint_values) {
   const auto q = z.head(nq_);
@@ -46,8 +56,15 @@ void StabilizedDynamics::evaluate(double t, CVec z, bool constraint_values) {
 }
 
 void StabilizedDynamics::rhs(double t, CVec z, VecRef zdot) {
+  // An output row evaluated this very state (bitwise): its solve is this right-hand side's.
+  const bool reuse = evaluated_valid_ && t == evaluated_t_ && z == evaluated_z_;
+  evaluated_valid_ = false;
   // The residuals g, ġ, h are for outputs and Baumgarte terms, not for the acceleration.
-  evaluate(t, z, false);
+  if (reuse) {
+    ++reused_;
+  } else {
+    evaluate(t, z, false);
+  }
   zdot.head(nq_) = z.segment(nq_, nq_);
   zdot.segment(nq_, nq_) = kkt_.acceleration();
   if (nz_ > 0) {

@@ -52,6 +52,9 @@ class StabilizedDynamics : public OdeSystem {
   const Vec& accelerations() const { return kkt_.acceleration(); }
   const Vec& multipliers() const { return kkt_.multipliers(); }
   const KktSolver& kkt() const { return kkt_; }
+  /// Right-hand sides that reused the solve of an evaluate() at the same (t, z), e.g. the first
+  /// stage of the step after an output row.
+  long reused_evaluations() const { return reused_; }
   const Model& model() const { return model_; }
   const StabilizationOptions& options() const { return options_; }
 
@@ -68,6 +71,12 @@ class StabilizedDynamics : public OdeSystem {
   StabilizationOptions options_;
   int nq_, nz_;
   KktSolver kkt_;
+  // The state of the last evaluate() (an output row): an integrator's next right-hand side at
+  // exactly that (t, z) — the first stage of the next step — reuses its solve.
+  Vec evaluated_z_;
+  double evaluated_t_ = 0.0;
+  bool evaluated_valid_ = false;
+  long reused_ = 0;
   std::optional<DscProjector> dsc_;
   std::optional<DaeFormulation> dae_index2_, dae_index3_;
 };

@@ -149,6 +149,7 @@ struct Hdf5ResultWriter::Impl {
   std::string path;
   ResultLayout layout;
   int flush_rows = 256;
+  int compression = Hdf5ResultWriter::kDefaultCompression;
   Handle file;
   Handle residual_group;
   std::vector<Series> series;  // order: time, q, v, lambda, [z], residual/position,
@@ -207,8 +208,9 @@ struct Hdf5ResultWriter::Impl {
     if (!space.valid() || !dcpl.valid() || H5Pset_chunk(dcpl.get(), rank, chunk) < 0) {
       fail("cannot set up dataset '" + name + "'");
     }
-    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
-      if (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), 4) < 0) {
+    if (compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+      if (H5Pset_shuffle(dcpl.get()) < 0 ||
+          H5Pset_deflate(dcpl.get(), static_cast<unsigned>(compression)) < 0) {
         fail("cannot set compression of dataset '" + name + "'");
       }
     }
@@ -340,12 +342,18 @@ struct Hdf5ResultWriter::Impl {
   }
 };
 
-Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows)
+Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows,
+                                   int compression)
     : impl_(std::make_unique<Impl>()) {
   if (flush_rows < 1) {
     throw std::invalid_argument("results file '" + path + "': flush_rows must be >= 1, got " +
                                 std::to_string(flush_rows));
   }
+  if (compression < 0 || compression > 9) {
+    throw std::invalid_argument("results file '" + path + "': compression must be 0 … 9, got " +
+                                std::to_string(compression));
+  }
+  impl_->compression = compression;
   const auto check_units = [&](const std::vector<std::string>& units, const std::vector<std::string>& names,
                                const char* what) {
     if (!units.empty() && units.size() != names.size()) {

@@ -46,6 +46,7 @@ struct OutputConfig {
   std::string hdf5 = "results.h5";  ///< always written; never empty
   std::string csv;                  ///< empty: no CSV file
   int flush_rows = 256;  ///< rows buffered between two flushes to disk (≥ 1)
+  int compression = 0;   ///< HDF5 deflate level, 0 (none) … 9 (Hdf5ResultWriter)
 };
 
 /// The `linear:` section: what `gmbd linearize RUNFILE` does (docs/linear-analysis.md §9);

@@ -531,7 +531,7 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
 RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text) {
   const RunConfig& cfg = run.config;
   const ResultLayout layout = make_layout(run, run_file_text);
-  Hdf5ResultWriter h5(cfg.output.hdf5, layout, cfg.output.flush_rows);
+  Hdf5ResultWriter h5(cfg.output.hdf5, layout, cfg.output.flush_rows, cfg.output.compression);
   // On disk at once: a process killed before its first flush leaves a file that says so.
   h5.set_attribute("status", "running (or ended without recording its end: killed, crashed or "
                              "power lost; process " + std::to_string(::getpid()) + ")");

@@ -197,7 +197,7 @@ TEST(Hdf5ResultWriter, RoundTripOfValuesShapesAndAttributes) {
   Rows rows;
   const long n = 11;  // not a multiple of flush_rows: the last rows are written by close()
   {
-    Hdf5ResultWriter w(path, test_layout(), 4);
+    Hdf5ResultWriter w(path, test_layout(), 4, /*compression=*/4);
     for (long k = 0; k < n; ++k) w.append(rows.row(k));
     EXPECT_EQ(w.rows(), n);
     EXPECT_EQ(w.rows_written(), 8);
@@ -238,13 +238,35 @@ TEST(Hdf5ResultWriter, RoundTripOfValuesShapesAndAttributes) {
   EXPECT_EQ(f.number("/", "wall_time"), 1.25);
   EXPECT_EQ(f.strings("/", "created").size(), 1u);
 
-  // Chunked with an unlimited first dimension, shuffle + deflate.
+  // Chunked with an unlimited first dimension, shuffle + deflate (asked for: level 4).
   for (const char* name : {"time", "q", "v", "lambda", "z", "residual/position", "residual/velocity", "correction",
                            "energy"}) {
     const auto [chunk, filters] = f.storage(name);
     ASSERT_FALSE(chunk.empty()) << name << " is not chunked";
     EXPECT_EQ(chunk[0], 4u) << name;
     EXPECT_EQ(filters, (std::vector<H5Z_filter_t>{H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE})) << name;
+  }
+}
+
+TEST(Hdf5ResultWriter, UncompressedByDefaultAndCompressionLevelChecked) {
+  const TempDir dir("gmbd_h5_");
+  const std::string path = dir.file("plain.h5");
+  {
+    Hdf5ResultWriter w(path, test_layout(), 4);
+    w.close();
+  }
+  const File f(path);
+  const auto [chunk, filters] = f.storage("q");
+  EXPECT_FALSE(chunk.empty());
+  EXPECT_TRUE(filters.empty()) << "default: no filter (deflate costs more than the steps)";
+  for (int bad : {-1, 10}) {
+    try {
+      Hdf5ResultWriter(dir.file("bad.h5"), test_layout(), 4, bad);
+      FAIL() << "compression " << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("compression must be 0 … 9, got " + std::to_string(bad)),
+                std::string::npos) << e.what();
+    }
   }
 }
 
@@ -461,7 +483,7 @@ TEST(Hdf5ResultWriter, MoveTransfersTheFile) {
   EXPECT_EQ(f.read("time").dims, std::vector<hsize_t>{0});
 }
 
-TEST(Hdf5ResultWriter, ManyRowsCompress) {
+TEST(Hdf5ResultWriter, ManyRowsCompressWhenAsked) {
   const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("big.h5");
   ResultLayout layout;
@@ -469,7 +491,7 @@ TEST(Hdf5ResultWriter, ManyRowsCompress) {
   Vec q(2), v(2), none(0);
   const long n = 20000;
   {
-    Hdf5ResultWriter w(path, layout, 256);
+    Hdf5ResultWriter w(path, layout, 256, /*compression=*/4);
     for (long k = 0; k < n; ++k) {
       const double t = 1e-3 * static_cast<double>(k);
       q << std::sin(t), std::cos(t);
