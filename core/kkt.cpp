@@ -55,6 +55,7 @@ KktSolver::KktSolver(const Model& model, KktOptions options)
       coord_decoupled_(static_cast<size_t>(n_), 0),
       row_decoupled_(static_cast<size_t>(m_), 0),
       lu_(n_ + m_),
+      llt_(m_ == 0 ? n_ : 0),
       b_scaled_(Vec::Zero(m_)) {
   if (options.structured) setup_partition(model_.kkt_partition());
   if (options.sparse) setup_sparsity(model_.kkt_sparsity());
@@ -890,10 +891,33 @@ bool KktSolver::solve_sparse() {
   return a_.allFinite() && lambda_.allFinite();
 }
 
+// M a = f with M symmetric positive definite: Cholesky, n³/3 flops against the LU's 2n³/3 and
+// no row exchanges. Returns false when M is not numerically positive definite (the LU then
+// solves or diagnoses it).
+bool KktSolver::solve_unconstrained() {
+  llt_.compute(M_);
+  if (llt_.info() != Eigen::Success) return false;
+  // The dense path's acceptance test, on the pivots of L Lᵀ = L' D L'ᵀ: D = diag(L_kk²).
+  const auto pivots = llt_.matrixLLT().diagonal().array().square();
+  const double max_pivot = pivots.maxCoeff();
+  if (!(pivots.minCoeff() > kPivotRatio * max_pivot) || !std::isfinite(max_pivot)) return false;
+  a_ = llt_.solve(f_);
+  return a_.allFinite();
+}
+
 void KktSolver::solve(double t, CVec q) {
   mark_decoupled(t, q);
   compute_row_scales();
   last_sparse_ = false;
+  last_cholesky_ = false;
+  if (m_ == 0 && decoupled_count_ == 0 && n_ > 0) {
+    last_cholesky_ = solve_unconstrained();
+    if (last_cholesky_) {
+      last_structured_ = false;
+      return;
+    }
+    ++fallbacks_;
+  }
   if (range_) {
     // After a failure (e.g. a massless body: M not positive definite) the sparse attempt is
     // skipped for 1, 3, 7, … up to 1023 solves, so a model it never suits pays ~nothing for it.

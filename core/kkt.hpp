@@ -4,6 +4,7 @@
 // diagnoses singular systems.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <memory>
 #include <string>
@@ -64,6 +65,11 @@ struct KktOptions {
 /// non-finite result), and after a fallback skips the sparse attempt for a growing number of
 /// solves (1, 3, 7, … 1023; reset by a success). The declared pattern and partition are checked once, at the first
 /// evaluation (KktOptions::verify_structure: at every one).
+///
+/// Unconstrained path (no constraint rows, no decoupled coordinate, e.g. the angle-form
+/// pendulum): M a = f with M symmetric positive definite is solved by Cholesky (LLᵀ, half the
+/// flops of the LU, no pivoting), with the LU's pivot-ratio test on the pivots L_kk²; an M that
+/// Cholesky refuses (indefinite, semi-definite) falls back to the dense LU and its diagnosis.
 class KktSolver {
  public:
   /// Throws InputError when the model's partition is malformed (index out of range, an index
@@ -111,7 +117,9 @@ class KktSolver {
   bool sparse() const { return range_ != nullptr; }
   /// True when the last solve was completed by the sparse path.
   bool last_solve_sparse() const { return last_sparse_; }
-  /// Structured or sparse solves that fell back to the dense LU since construction.
+  /// True when the last solve was completed by the Cholesky factorisation of M (no constraints).
+  bool last_solve_cholesky() const { return last_cholesky_; }
+  /// Structured, sparse or Cholesky solves that fell back to the dense LU since construction.
   long fallback_count() const { return fallbacks_; }
 
   const Model& model() const { return model_; }
@@ -172,6 +180,7 @@ class KktSolver {
   void solve_triangular_transposed(Block& blk) const;
   void solve_triangular(Block& blk) const;
   void solve_dense(double t, CVec q);
+  bool solve_unconstrained();
   [[noreturn]] void diagnose_and_throw(double t, CVec q) const;
   std::string describe_state(CVec q) const;
 
@@ -184,6 +193,8 @@ class KktSolver {
   std::vector<char> coord_decoupled_, row_decoupled_;
   int decoupled_count_ = 0;
   Eigen::PartialPivLU<Mat> lu_;
+  Eigen::LLT<Mat> llt_;  // unconstrained path (sized only when there are no constraint rows)
+  bool last_cholesky_ = false;
   // structured path
   std::vector<Block> blocks_;
   std::vector<int> border_coords_, border_rows_;  // in no group

@@ -88,6 +88,18 @@ TEST(NoAllocation, KktSolve) {
     for (int k = 0; k < 10; ++k) kkt.evaluate(0.1 * k, b.q0, b.v0, z);
     EXPECT_EQ(armed.count(), 0) << links << " links";
   }
+  // No constraints: M's Cholesky factorisation (preallocated), up to 200 links.
+  for (int links : {3, 20, 200}) {
+    BuiltModel b = build_model("nlink_pendulum_angle",
+                               {{"n", {static_cast<double>(links)}}, {"friction", {0.05}}}, "test");
+    KktSolver kkt(*b.model);
+    const Vec z = Vec::Zero(0);
+    kkt.evaluate(0.1, b.q0, b.v0, z);
+    ASSERT_TRUE(kkt.last_solve_cholesky());
+    ArmedScope armed;
+    for (int k = 0; k < 10; ++k) kkt.evaluate(0.1 * k, b.q0, b.v0, z);
+    EXPECT_EQ(armed.count(), 0) << links << " links, angle form";
+  }
 }
 
 TEST(NoAllocation, IntegratorStepsWithDscAndBaumgarte) {

@@ -100,6 +100,58 @@ TEST(NLinkPendulum, AngleAndCartesianAccelerationsAgree) {
   std::cout << "[ info ] angle vs Cartesian θ̈, worst relative difference: " << worst << "\n";
 }
 
+// The angle form's M and f by the printed formulas, one sin/cos per pair (the model takes one
+// per link and sums N θ̇² by prefix sums; both must agree to round-off).
+void angle_form_by_definition(const NLinkPendulumParameters& p, double t, const Vec& theta,
+                              const Vec& theta_dot, Mat& M, Vec& f) {
+  const int n = p.n;
+  const auto mu = [&p](int k) {
+    double sum = 0.0;
+    for (int j = k; j < p.n; ++j) sum += p.mass[static_cast<size_t>(j)];
+    return sum;
+  };
+  const auto L = [&p](int k) { return p.length[static_cast<size_t>(k)]; };
+  const auto R = [&p](int k) { return k < p.n ? p.friction[static_cast<size_t>(k)] : 0.0; };
+  M = Mat::Zero(n, n);
+  f = Vec::Zero(n);
+  for (int k = 0; k < n; ++k) {
+    for (int l = 0; l < n; ++l) {
+      const double mkl = mu(std::max(k, l)) * L(k) * L(l);
+      M(k, l) = mkl * std::cos(theta(k) - theta(l));
+      f(k) -= mkl * std::sin(theta(k) - theta(l)) * theta_dot(l) * theta_dot(l);
+    }
+    const double prev = k > 0 ? theta_dot(k - 1) : 0.0;
+    const double next = k + 1 < n ? theta_dot(k + 1) : 0.0;
+    f(k) -= R(k) * (theta_dot(k) - prev) - R(k + 1) * (next - theta_dot(k));
+    f(k) -= mu(k) * L(k) *
+            (p.gravity * std::sin(theta(k)) + std::cos(theta(k)) * p.support_acceleration(t));
+  }
+}
+
+TEST(NLinkPendulum, AngleFormMatchesItsDefinitionToRoundOff) {
+  std::mt19937 rng(7);
+  for (const int n : {1, 2, 3, 8, 60}) {
+    const auto p = random_parameters(rng, n, true, true);
+    const NLinkPendulumAngle model(p);
+    for (int trial = 0; trial < 10; ++trial) {
+      const Vec theta = uniform(rng, n, -std::numbers::pi, std::numbers::pi);
+      const Vec theta_dot = uniform(rng, n, -2.0, 2.0);
+      Mat M_ref;
+      Vec f_ref;
+      angle_form_by_definition(p, 0.7, theta, theta_dot, M_ref, f_ref);
+      Mat M = Mat::Zero(n, n);
+      Vec f = Vec::Zero(n);
+      model.mass_matrix(0.7, theta, M);
+      model.forces(0.7, theta, theta_dot, kNoZ, f);
+      // Round-off of sums of O(n) terms of size up to max|M| (times θ̇² for f).
+      const double tol = 1e-14 * n * (1.0 + M_ref.cwiseAbs().maxCoeff()) * 4.0;
+      EXPECT_LE((M - M_ref).cwiseAbs().maxCoeff(), tol) << "n = " << n;
+      EXPECT_LE((f - f_ref).cwiseAbs().maxCoeff(), tol) << "n = " << n;
+      EXPECT_EQ(M, M.transpose()) << "n = " << n;
+    }
+  }
+}
+
 TEST(NLinkPendulum, ConversionsRoundTripAndAreConsistent) {
   std::mt19937 rng(3);
   const auto p = random_parameters(rng, 4, false, false);
