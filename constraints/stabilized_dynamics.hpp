@@ -4,12 +4,14 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "constraints/baumgarte.hpp"
 #include "constraints/dae_formulation.hpp"
 #include "constraints/dsc.hpp"
 #include "core/kkt.hpp"
 #include "core/ode_system.hpp"
+#include "core/signal.hpp"
 
 namespace gmbd {
 
@@ -45,6 +47,11 @@ class StabilizedDynamics : public OdeSystem {
   /// first request and owned by this object; its consistent initial values use the DSC
   /// options of `options` (also when DSC is off). Baumgarte gains do not enter the DAE.
   DaeSystem* dae(DaeIndex formulation) override;
+  /// The time signals the model was built with (the run driver passes the run's inputs):
+  /// their breakpoints, the sample instants of recorded inputs, are next_breakpoint()'s.
+  void set_inputs(ModelInputs inputs) { inputs_ = std::move(inputs); }
+  /// The earliest breakpoint after t of the inputs given to set_inputs() (+∞ without).
+  double next_breakpoint(double t) const override { return inputs_.next_breakpoint(t); }
 
   /// Evaluates the KKT solve at z (e.g. at an output time) so that multipliers(),
   /// accelerations() and the residuals describe that state.
@@ -79,6 +86,7 @@ class StabilizedDynamics : public OdeSystem {
   long reused_ = 0;
   std::optional<DscProjector> dsc_;
   std::optional<DaeFormulation> dae_index2_, dae_index3_;
+  ModelInputs inputs_;
 };
 
 }  // namespace gmbd

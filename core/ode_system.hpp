@@ -2,6 +2,8 @@
 // onto the solution manifold (Direct State Correction). Integrators know nothing else.
 #pragma once
 
+#include <limits>
+
 #include "core/dae_system.hpp"
 #include "core/types.hpp"
 
@@ -28,6 +30,13 @@ class OdeSystem {
   /// their uncorrected estimate can be meaningless, e.g. at the kink of an RIS ball radius).
   /// Called once per initialize(); `mask` has size dimension().
   virtual bool error_test_mask(VecRef /*mask*/) const { return false; }
+  /// The first time strictly after t at which F(t, z) is not smooth in t (a sample instant of
+  /// a piecewise-linear input record), +∞ when none. Adaptive integrators end a step exactly
+  /// there rather than step across it (docs/integrators.md, "Sampled inputs"). Must not
+  /// allocate.
+  virtual double next_breakpoint(double /*t*/) const {
+    return std::numeric_limits<double>::infinity();
+  }
   /// The residual (DAE) view of the same system in the requested formulation, for DAE
   /// integrators (IDA); nullptr when the system has none (IDA then integrates ż = F(t, z) as
   /// the implicit ODE ż − F(t, z) = 0). The view is owned by the system and stays valid as

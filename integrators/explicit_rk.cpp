@@ -22,6 +22,7 @@ constexpr double kFacMax = 5.0;  // largest step-size ratio
 constexpr double kBeta1 = 0.7;   // PI gains, divided by k = p̂ + 1 (HNW II, eq. IV.2.43c)
 constexpr double kBeta2 = 0.4;
 constexpr double kErrFloor = 1e-4;  // lower bound of the remembered error (as in DOPRI5)
+constexpr double kStretch = 1.01;   // a step may grow by 1 % to reach a breakpoint
 constexpr double kGridTol = 1e-9;   // fixed-step output times: |tout − grid| ≤ 1e-9·dt
 
 std::string fmt(double x) {
@@ -142,7 +143,7 @@ void ExplicitRk::fail(const std::string& reason, double h) const {
                                  " s (step size h = " + fmt(h) + " s): " + reason);
 }
 
-double ExplicitRk::attempt_step(double h) {
+double ExplicitRk::attempt_step(double h, double t_end) {
   const int s = tableau_.stages();
   const Mat& a = tableau_.a;
   attempt_stage_correction_ = 0.0;
@@ -159,7 +160,7 @@ double ExplicitRk::attempt_step(double h) {
     for (int j = 0; j < i; ++j) {
       if (a(i, j) != 0.0) y.noalias() += (h * a(i, j)) * k_.col(j);
     }
-    const double ti = is_result ? t_ + h : t_ + tableau_.c(i) * h;
+    const double ti = is_result ? t_end : t_ + tableau_.c(i) * h;
     // DSC: Y_i ← P(Y_i) before evaluating k_i.
     if (project_) {
       const double corr = system_->project(ti, y);
@@ -177,7 +178,7 @@ double ExplicitRk::attempt_step(double h) {
     for (int j = 0; j < s; ++j) {
       if (tableau_.b(j) != 0.0) y_new_.noalias() += (h * tableau_.b(j)) * k_.col(j);
     }
-    if (project_) attempt_step_correction_ = system_->project(t_ + h, y_new_);
+    if (project_) attempt_step_correction_ = system_->project(t_end, y_new_);
   }
   if (!tableau_.adaptive())
     return y_new_.allFinite() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
@@ -334,7 +335,7 @@ void ExplicitRk::step_fixed_to(long target, VecRef z_out) {
       evaluate(t_, z_, f_);
       f_valid_ = true;
     }
-    const double err = attempt_step(dt);
+    const double err = attempt_step(dt, t_ + dt);
     if (!std::isfinite(err)) {
       fail("non-finite state (the right-hand side or the projection returned NaN/Inf) in the step",
            dt);
@@ -359,6 +360,10 @@ void ExplicitRk::step_adaptive() {
     if (!f_.allFinite()) fail("the right-hand side returned NaN/Inf at the accepted state", h_);
   }
   if (h_ <= 0.0) h_ = initial_step();
+  // A kink of an input (a sample instant of a record) inside a step is an O(1) error in a
+  // high derivative that the error estimate sees and rejects, step after step: steps end on
+  // the breakpoints instead.
+  const double breakpoint = system_->next_breakpoint(t_);
   const double k = tableau_.embedded_order + 1.0;
   const char* reason =
       "the local error estimate demands ever smaller steps (a singularity, a discontinuity or "
@@ -369,23 +374,18 @@ void ExplicitRk::step_adaptive() {
       fail("number of attempted steps exceeds max_steps = " + std::to_string(options_.max_steps),
            h_);
     }
-    const double h = std::min(h_, options_.max_step);
+    const double h_free = std::min(h_, options_.max_step);  // the controller's step
+    double h = h_free, t_new = t_ + h_free;
+    const bool cut = shorten_to_breakpoint(breakpoint, h, t_new);
     if (h < options_.min_step || t_ + h == t_) {
       fail(std::string("step size fell below min_step = ") + fmt(options_.min_step) + ": " + reason +
                " (tolerances rtol = " + fmt(options_.rtol) + ", atol = " + fmt(options_.atol) + ")",
            h);
     }
-    const double err = attempt_step(h);
+    const double err = attempt_step(h, t_new);
     if (err <= 1.0) {
-      // Accepted: PI controller, no growth right after a rejection.
-      const double e = std::max(err, 1e-10);
-      double fac = kSafety * std::pow(e, -kBeta1 / k) * std::pow(err_prev_, kBeta2 / k);
-      fac = std::clamp(fac, kFacMin, kFacMax);
-      if (last_rejected_) fac = std::min(fac, 1.0);
-      err_prev_ = std::max(err, kErrFloor);
-      last_rejected_ = false;
-      accept_step(h, t_ + h);
-      h_ = std::min(h * fac, options_.max_step);
+      accept_step(h, t_new);
+      h_ = next_step_size(h, h_free, cut, err, k);
       return;
     }
     // Rejected (err > 1 or non-finite): shrink and retry from the same (t, z, f).
@@ -400,6 +400,34 @@ void ExplicitRk::step_adaptive() {
           "returned NaN/Inf)";
     }
   }
+}
+
+bool ExplicitRk::shorten_to_breakpoint(double breakpoint, double& h, double& t_new) const {
+  // Stretch by up to 1 % (as DOPRI5 does for the last step) rather than leave a sliver of a
+  // step before the breakpoint. t_new is the breakpoint itself, not t + h with round-off, so
+  // the step ends exactly on the sample instant and the next query moves past it.
+  if (!(t_ + kStretch * h >= breakpoint) || breakpoint - t_ > options_.max_step) return false;
+  t_new = breakpoint;
+  h = breakpoint - t_;
+  return true;
+}
+
+double ExplicitRk::next_step_size(double h, double h_free, bool cut, double err, double k) {
+  // PI controller, no growth right after a rejection.
+  const double e = std::max(err, 1e-10);
+  const double fac = kSafety * std::pow(e, -kBeta1 / k) * std::pow(err_prev_, kBeta2 / k);
+  const double grow = last_rejected_ ? 1.0 : kFacMax;
+  last_rejected_ = false;
+  if (!cut) {
+    err_prev_ = std::max(err, kErrFloor);
+    return std::min(h * std::clamp(fac, kFacMin, grow), options_.max_step);
+  }
+  // A step cut short to land on a breakpoint does not steer the controller: its error (of a
+  // shorter step, down to round-off for a sliver) says little about the step size the
+  // controller chose. The next step is at least that choice, growth is limited relative to
+  // it, and the PI memory keeps the last full step's error.
+  const double proposal = std::clamp(h * fac, h * kFacMin, h_free * grow);
+  return std::min(std::max(proposal, h_free), options_.max_step);
 }
 
 void ExplicitRk::advance_adaptive(double tout, VecRef z_out) {

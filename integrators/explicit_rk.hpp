@@ -35,7 +35,9 @@ namespace gmbd {
 /// (p̂ = embedded order; no growth right after a rejection; rejection: h ← h·max(0.2,
 /// 0.9‖err‖^(−1/k))), choose the first step by Hairer's algorithm (HNW I, §II.4) when
 /// options.dt ≤ 0 and never exceed options.max_step. They step past an output time and
-/// interpolate (dense output), so output times never change the step sequence. Interpolated
+/// interpolate (dense output), so output times never change the step sequence. They end a
+/// step exactly on the system's next breakpoint (OdeSystem::next_breakpoint: the sample
+/// instants of recorded inputs, where F has a kink) instead of stepping across it. Interpolated
 /// outputs are projected onto the manifold when the system has a projection (that projection
 /// is of the interpolant, not of the solution, and is not counted as a correction).
 ///
@@ -84,10 +86,11 @@ class ExplicitRk final : public Integrator {
  private:
   void check_initialized(const char* where) const;
   void evaluate(double t, CVec z, VecRef zdot);
-  /// One attempted step of size h from (t_, z_): fills k_ (n × s) and y_new_ (projected
-  /// result). Returns the weighted error norm (0 for fixed-step methods, NaN/Inf when a
-  /// value became non-finite). Sets attempt_stage_correction_ / attempt_step_correction_.
-  double attempt_step(double h);
+  /// One attempted step of size h from (t_, z_) to t_end (t_ + h up to round-off; exactly a
+  /// breakpoint when the step lands on one): fills k_ (n × s) and y_new_ (projected result).
+  /// Returns the weighted error norm (0 for fixed-step methods, NaN/Inf when a value became
+  /// non-finite). Sets attempt_stage_correction_ / attempt_step_correction_.
+  double attempt_step(double h, double t_end);
   /// Makes y_new_ the current state at t_new after a successful attempt of size h.
   void accept_step(double h, double t_new);
   double error_norm(double h);
@@ -100,6 +103,12 @@ class ExplicitRk final : public Integrator {
   void check_stop() const;
   void advance_adaptive(double tout, VecRef z_out);
   void step_adaptive();
+  /// When a step of size h would reach (or come within 1 % of) `breakpoint`, sets t_new to
+  /// the breakpoint exactly and h = breakpoint − t_, and returns true.
+  bool shorten_to_breakpoint(double breakpoint, double& h, double& t_new) const;
+  /// The step after an accepted step of size h (h_free: the controller's choice, larger when
+  /// the step was cut to a breakpoint) with error norm err; updates the PI memory.
+  double next_step_size(double h, double h_free, bool cut, double err, double k);
   /// Dense output of the last accepted step [t_prev_, t_] at t into out.
   void interpolate(double t, VecRef out);
   [[noreturn]] void fail(const std::string& reason, double h) const;

@@ -175,4 +175,10 @@ void check_finite_output(const std::string& name, double t, double h, double tou
                                 " s");
 }
 
+double next_stop_time(const OdeSystem& system, double tn, double stop_time, bool& breakpoint) {
+  const double next = system.next_breakpoint(tn);
+  breakpoint = next < stop_time;
+  return breakpoint ? next : stop_time;
+}
+
 }  // namespace gmbd::sundials_support

@@ -154,4 +154,10 @@ std::string failure_message(const std::string& name, double t, double h, const c
 /// fail only on programming errors or exhausted memory).
 void check_setup(int flag, const char* call);
 
+/// The stop time of the next solver call from the solver's time tn: the run's stop_time or,
+/// when earlier, the system's next breakpoint (OdeSystem::next_breakpoint, a sample instant
+/// of a recorded input), so that no step straddles a kink of an input; +∞ when neither.
+/// `breakpoint` (out) tells whether the breakpoint is the one returned.
+double next_stop_time(const OdeSystem& system, double tn, double stop_time, bool& breakpoint);
+
 }  // namespace gmbd::sundials_support

@@ -129,6 +129,19 @@ struct SundialsCvode::Impl {
   SUNNonlinearSolver nonlinear_solver = nullptr;
   ss::CallbackStatus status;
   ss::MessageBuffer message;
+  bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
+
+  /// CVodeSetStopTime before a CVode call from tn: the next input breakpoint or stop_time.
+  void set_stop_time(double tn) {
+    bool breakpoint = false;
+    const double stop = ss::next_stop_time(*system, tn, options.stop_time, breakpoint);
+    stopped_at_breakpoints = stopped_at_breakpoints || breakpoint;
+    if (!stopped_at_breakpoints) return;  // stop_time as set by initialize()
+    // Past the last breakpoint with no stop_time: a stop time that is never reached replaces
+    // the last breakpoint's (SUNDIALS 6.4 has no CVodeClearStopTime).
+    const double value = std::isfinite(stop) ? stop : std::numeric_limits<double>::max();
+    ss::check_setup(CVodeSetStopTime(memory, value), "CVodeSetStopTime");
+  }
 
   Vec y, y_out, weights, f1, z_pert, z_proj, z_err;
   Vec error_mask;  ///< 1 = in CVODE's error and Newton norms, 0 = recomputed by the projection
@@ -406,24 +419,32 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
       }
     }
   } else {
-    const long remaining = s.options.max_steps - nst;
-    if (remaining <= 0) {
-      throw IntegrationError(tn, ss::failure_message(name, tn, hlast, "CV_TOO_MUCH_WORK",
-                                                     flag_meaning(CV_TOO_MUCH_WORK, s.options, s.bdf),
-                                                     s.status, s.message));
-    }
-    ss::check_setup(CVodeSetMaxNumSteps(s.memory, remaining), "CVodeSetMaxNumSteps");
     double tret = tn;
-    const int flag = CVode(s.memory, tout, s.y_out_view.get(), &tret, CV_NORMAL);
-    update_stats();
-    s.status.rethrow_fatal();
-    if (flag < 0) {
-      double t_fail = s.t0, h_fail = 0.0;
-      CVodeGetCurrentTime(s.memory, &t_fail);
-      CVodeGetCurrentStep(s.memory, &h_fail);
-      throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
-                                                         flag_meaning(flag, s.options, s.bdf),
-                                                         s.status, s.message));
+    for (;;) {
+      // Up to tout, stopping at every input breakpoint on the way (CV_TSTOP_RETURN).
+      CVodeGetNumSteps(s.memory, &nst);
+      const long remaining = s.options.max_steps - nst;
+      if (remaining <= 0) {
+        throw IntegrationError(tn, ss::failure_message(name, tn, hlast, "CV_TOO_MUCH_WORK",
+                                                       flag_meaning(CV_TOO_MUCH_WORK, s.options, s.bdf),
+                                                       s.status, s.message));
+      }
+      ss::check_setup(CVodeSetMaxNumSteps(s.memory, remaining), "CVodeSetMaxNumSteps");
+      s.set_stop_time(tn);
+      const int flag = CVode(s.memory, tout, s.y_out_view.get(), &tret, CV_NORMAL);
+      update_stats();
+      s.status.rethrow_fatal();
+      if (flag < 0) {
+        double t_fail = s.t0, h_fail = 0.0;
+        CVodeGetCurrentTime(s.memory, &t_fail);
+        CVodeGetCurrentStep(s.memory, &h_fail);
+        throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
+                                                           flag_meaning(flag, s.options, s.bdf),
+                                                           s.status, s.message));
+      }
+      CVodeGetCurrentTime(s.memory, &tn);
+      CVodeGetLastStep(s.memory, &hlast);
+      if (!(flag == CV_TSTOP_RETURN && tret < tout)) break;
     }
     double t_now = tn;
     CVodeGetCurrentTime(s.memory, &t_now);

@@ -247,6 +247,20 @@ struct SundialsIda::Impl {
   int failure_restarts_left = 0;
   long restart_count = 0;  ///< IDAReInit calls in this run
   long steps_before = 0, rejected_before = 0;  ///< IDA counters of the memory before IDAReInit
+  bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
+
+  /// IDASetStopTime before an IDASolve call from tn: the earliest of the next input
+  /// breakpoint, stop_time and `limit`.
+  void set_stop_time(double tn, double limit) {
+    bool breakpoint = false;
+    const double stop = std::min(ss::next_stop_time(*system, tn, options.stop_time, breakpoint), limit);
+    stopped_at_breakpoints = stopped_at_breakpoints || breakpoint;
+    if (!stopped_at_breakpoints && !std::isfinite(limit)) return;  // stop_time as initialised
+    // Past the last breakpoint with no stop_time: a stop time that is never reached replaces
+    // the last breakpoint's (SUNDIALS 6.4 has no IDAClearStopTime).
+    const double value = std::isfinite(stop) ? stop : std::numeric_limits<double>::max();
+    ss::check_setup(IDASetStopTime(memory, value), "IDASetStopTime");
+  }
 };
 
 namespace {
@@ -487,8 +501,11 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
 void SundialsIda::restart_after_one_step(double tout) {
   Impl& s = *impl_;
   const std::string& name = s.options.method;
-  // One step that may not pass tout (so no output time is skipped by the restart).
-  ss::check_setup(IDASetStopTime(s.memory, std::min(tout, s.options.stop_time)), "IDASetStopTime");
+  // One step that may not pass tout (so no output time is skipped by the restart) nor an
+  // input breakpoint.
+  double tn = s.t0;
+  IDAGetCurrentTime(s.memory, &tn);
+  s.set_stop_time(tn, tout);
   double tret = s.t0;
   const int flag =
       IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_ONE_STEP);
@@ -616,13 +633,22 @@ void SundialsIda::advance_to(double tout, VecRef z_out) {
                                                        s.status, s.message));
       }
       ss::check_setup(IDASetMaxNumSteps(s.memory, remaining), "IDASetMaxNumSteps");
+      // Up to tout, stopping at every input breakpoint on the way (IDA_TSTOP_RETURN).
+      s.set_stop_time(tn, std::numeric_limits<double>::infinity());
       double tret = tn;
       const int flag =
           IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_NORMAL);
       update_stats();
       s.status.rethrow_fatal();
+      if (flag == IDA_TSTOP_RETURN && tret < tout) {
+        IDAGetCurrentTime(s.memory, &tn);
+        continue;
+      }
       if (flag >= 0) break;
-      if (restart_after_failure(flag)) continue;
+      if (restart_after_failure(flag)) {
+        IDAGetCurrentTime(s.memory, &tn);
+        continue;
+      }
       double t_fail = s.t0, h_fail = 0.0;
       IDAGetCurrentTime(s.memory, &t_fail);
       IDAGetCurrentStep(s.memory, &h_fail);

@@ -241,6 +241,10 @@ class ProductSignal final : public Signal {
     const double x = a_->sample_interval(), y = b_->sample_interval();
     return x == 0.0 ? y : (y == 0.0 ? x : std::min(x, y));
   }
+  // A kink of either factor is a kink of the product.
+  double next_breakpoint(double t) const override {
+    return std::min(a_->next_breakpoint(t), b_->next_breakpoint(t));
+  }
   std::string description() const override { return a_->description() + " × " + b_->description(); }
 
  private:

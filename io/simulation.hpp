@@ -23,8 +23,11 @@ struct PreparedRun {
   bool projected = false;          ///< the initial state was projected onto the constraints
   /// (input name, provenance) of every time-signal input, recorded in result files.
   std::vector<std::pair<std::string, std::string>> input_descriptions;
-  /// Smallest sample interval of the sampled inputs (0: none). Adaptive integrators never step
-  /// farther than this, so they cannot step over a recorded input's features blindly.
+  /// The run's time-signal inputs (shared with the model). Adaptive integrators end their
+  /// steps on the inputs' breakpoints (the sample instants of records: kinks of the input).
+  ModelInputs inputs;
+  /// Smallest sample interval of the sampled inputs (0: none); a fixed step coarser than it
+  /// is warned about.
   double input_sample_interval = 0.0;
 };
 

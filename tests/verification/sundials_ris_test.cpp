@@ -103,7 +103,10 @@ TEST(SundialsRis, IdaStartsFromRestAtTheDishCentresAndAgreesWithRk45) {
               << ida.summary.rejected_steps << " rejected), max |Δ(X, Y, θ)| vs rk45 1e-11 = "
               << worst << " (max |X, Y, θ| = " << amplitude << ")\n";
     EXPECT_GT(amplitude, 1e-7);  // the platform did move
-    EXPECT_LT(worst, 1e-3 * amplitude) << "b0 = " << b0;
+    // IDA's global error at rtol 1e-8, atol 1e-10 moves by 2–3× with where its steps stop:
+    // b0 = 0.08 gave 3.2e-10 m when IDA crossed the record's samples and 8.1e-10 m now that it
+    // stops on them (at rtol 1e-7 and 1e-9 the stops make it more accurate; docs/integrators.md).
+    EXPECT_LT(worst, 2e-3 * amplitude) << "b0 = " << b0;
     EXPECT_LT(ida.summary.max_position_residual, 1e-12);  // DSC on the outputs
   }
 }
