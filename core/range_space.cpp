@@ -187,44 +187,46 @@ bool RangeSpaceSolver::factor_normal(const Mat& A, const Vec& row_scale, double 
   return normal_.factorize(pivot_ratio);
 }
 
+RangeSpaceSolver::BlockView RangeSpaceSolver::view(const Block& blk) {
+  return {blk.size,
+          blk.nrows,
+          coords_.data() + blk.coords,
+          rows_.data() + blk.rows,
+          factor_.data() + blk.factor,
+          weighted_.data() + blk.weight,
+          local_.data() + blk.work};
+}
+
 void RangeSpaceSolver::solve_kkt(const Vec& f, const Vec& b_scaled, Vec& a, Vec& lambda_scaled) {
   rhs_ = -b_scaled;
   for (const Block& blk : blocks_) {
-    const int b = blk.size, r = blk.nrows;
-    const int* c = coords_.data() + blk.coords;
-    const int* rows = rows_.data() + blk.rows;
-    const double* L = factor_.data() + blk.factor;
-    const double* W = weighted_.data() + blk.weight;
-    double* u = local_.data() + blk.work;  // u = L⁻¹ f_B
-    for (int k = 0; k < b; ++k) {
-      double sum = f(c[k]);
-      for (int i = 0; i < k; ++i) sum -= L[k + i * b] * u[i];
-      u[k] = sum / L[k + k * b];
+    const BlockView v = view(blk);
+    const int b = v.size;
+    for (int k = 0; k < b; ++k) {  // u = L⁻¹ f_B
+      double sum = f(v.coords[k]);
+      for (int i = 0; i < k; ++i) sum -= v.factor[k + i * b] * v.work[i];
+      v.work[k] = sum / v.factor[k + k * b];
     }
-    for (int p = 0; p < r; ++p) {
+    for (int p = 0; p < v.nrows; ++p) {  // rhs_R += W_Bᵀ u  (= Â_B M_B⁻¹ f_B)
       double sum = 0.0;
-      for (int k = 0; k < b; ++k) sum += W[k + p * b] * u[k];
-      rhs_(rows[p]) += sum;
+      for (int k = 0; k < b; ++k) sum += v.weighted[k + p * b] * v.work[k];
+      rhs_(v.rows[p]) += sum;
     }
   }
   normal_.solve(rhs_.data());
   lambda_scaled = rhs_;
   for (const Block& blk : blocks_) {
-    const int b = blk.size, r = blk.nrows;
-    const int* c = coords_.data() + blk.coords;
-    const int* rows = rows_.data() + blk.rows;
-    const double* L = factor_.data() + blk.factor;
-    const double* W = weighted_.data() + blk.weight;
-    double* u = local_.data() + blk.work;
-    for (int p = 0; p < r; ++p) {  // u − W λ_R
-      const double lp = rhs_(rows[p]);
-      for (int k = 0; k < b; ++k) u[k] -= W[k + p * b] * lp;
+    const BlockView v = view(blk);
+    const int b = v.size;
+    for (int p = 0; p < v.nrows; ++p) {  // u − W λ_R
+      const double lp = rhs_(v.rows[p]);
+      for (int k = 0; k < b; ++k) v.work[k] -= v.weighted[k + p * b] * lp;
     }
     for (int k = b - 1; k >= 0; --k) {  // a_B = L⁻ᵀ (u − W λ_R)
-      double sum = u[k];
-      for (int i = k + 1; i < b; ++i) sum -= L[i + k * b] * u[i];
-      u[k] = sum / L[k + k * b];
-      a(c[k]) = u[k];
+      double sum = v.work[k];
+      for (int i = k + 1; i < b; ++i) sum -= v.factor[i + k * b] * v.work[i];
+      v.work[k] = sum / v.factor[k + k * b];
+      a(v.coords[k]) = v.work[k];
     }
   }
 }
@@ -233,15 +235,11 @@ void RangeSpaceSolver::solve_min_norm(const Vec& r, Vec& mu, Vec& dx) {
   mu = r;
   normal_.solve(mu.data());
   for (const Block& blk : blocks_) {
-    const int b = blk.size, nr = blk.nrows;
-    const int* c = coords_.data() + blk.coords;
-    const int* rows = rows_.data() + blk.rows;
-    const double* F = factor_.data() + blk.factor;
-    const double* W = weighted_.data() + blk.weight;
-    for (int k = 0; k < b; ++k) {
+    const BlockView v = view(blk);
+    for (int k = 0; k < v.size; ++k) {  // dx_B = −F (F Âᵀ μ)_B, F = W^½ (diagonal)
       double sum = 0.0;
-      for (int p = 0; p < nr; ++p) sum += W[k + p * b] * mu(rows[p]);
-      dx(c[k]) = -F[k + k * b] * sum;
+      for (int p = 0; p < v.nrows; ++p) sum += v.weighted[k + p * v.size] * mu(v.rows[p]);
+      dx(v.coords[k]) = -v.factor[k + k * v.size] * sum;
     }
   }
 }

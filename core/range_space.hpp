@@ -59,6 +59,16 @@ class RangeSpaceSolver {
   struct Entry {
     int local_row, local_col, row, col;
   };
+  // A block's slices of the flat arrays.
+  struct BlockView {
+    int size, nrows;
+    const int* coords;
+    const int* rows;
+    const double* factor;
+    const double* weighted;
+    double* work;
+  };
+  BlockView view(const Block& blk);
 
   static std::vector<std::pair<int, int>> normal_pattern(
       int m, const std::vector<std::vector<int>>& block_rows);
