@@ -34,7 +34,7 @@ StabilizedDynamics::StabilizedDynamics(const Model& model, const StabilizationOp
       options_(options),
       nq_(model.nq()),
       nz_(model.nz()),
-      kkt_(model),
+      kkt_(model, options.kkt),
       evaluated_z_(Vec::Zero(2 * model.nq() + model.nz())) {
   if (options_.dsc) dsc_.emplace(model_, options_.dsc_options);
 }

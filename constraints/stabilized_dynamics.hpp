@@ -20,6 +20,9 @@ struct StabilizationOptions {
   BaumgarteGains gains;
   bool dsc = false;
   DscOptions dsc_options;
+  /// Options of the KKT solve (KktOptions::verify_structure: check the model's declared
+  /// sparsity and partition at every evaluation — a debugging aid for custom models).
+  KktOptions kkt;
 
   /// Parses "none" | "baumgarte" | "dsc" | "dsc+baumgarte" (also "baumgarte+dsc");
   /// throws InputError listing the valid names.

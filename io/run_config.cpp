@@ -429,7 +429,8 @@ void read_integrator(const Reader& r, const YAML::Node& node, IntegratorOptions&
 }
 
 void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationConfig& stab) {
-  const auto s = r.section(node, "stabilization", {"method", "baumgarte", "dsc", "max_residual"});
+  const auto s = r.section(node, "stabilization",
+                           {"method", "baumgarte", "dsc", "max_residual", "verify_structure"});
   if (const YAML::Node* n = s.get("method")) {
     // "baumgarte+dsc" is accepted as a spelling of "dsc+baumgarte".
     const bool alias = n->IsScalar() && trim(n->Scalar()) == "baumgarte+dsc";
@@ -437,6 +438,9 @@ void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationCo
   }
   if (const YAML::Node* n = s.get("max_residual")) {
     stab.max_residual = r.positive(*n, s.child("max_residual"), true);
+  }
+  if (const YAML::Node* n = s.get("verify_structure")) {
+    stab.verify_structure = r.boolean(*n, s.child("verify_structure"));
   }
   if (const YAML::Node* b = s.get("baumgarte")) {
     const auto bs = r.section(*b, "stabilization.baumgarte", {"alpha", "beta", "gamma"});

@@ -31,6 +31,9 @@ struct StabilizationConfig {
   /// may have; above it (or with a non-finite state) the run stops with "left the constraint
   /// manifold" and keeps the rows before (docs/stabilisation.md). +∞ disables the check.
   double max_residual = 1e-2;
+  /// Check the model's declared KKT sparsity and partition at every evaluation instead of
+  /// once (a debugging aid for new models; costs O(nq²) per evaluation).
+  bool verify_structure = false;
   bool uses_dsc() const;
   bool uses_baumgarte() const;
 };

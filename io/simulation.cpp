@@ -305,6 +305,7 @@ PreparedRun prepare_run(const RunConfig& config) {
   run.stabilization.dsc_options.max_iterations = config.stabilization.dsc_max_iterations;
   run.stabilization.dsc_options.dependent_only = config.stabilization.dsc_mode == "dependent";
   run.stabilization.dsc_options.use_explicit = config.stabilization.dsc_explicit;
+  run.stabilization.kkt.verify_structure = config.stabilization.verify_structure;
 
   const int nq = model.nq();
   Vec q = run.built.q0, v = run.built.v0;

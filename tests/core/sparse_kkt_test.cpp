@@ -259,5 +259,48 @@ TEST(SparseKkt, RedundantRowsFallBackToTheDenseDiagnosis) {
   EXPECT_LE((A2 * ok.acceleration()).norm(), 1e-15);
 }
 
+// Writes A(1, 2), outside its declared pattern, only for t > 0: the once-only check at the first
+// evaluation cannot see it; KktOptions::verify_structure (run file: stabilization.
+// verify_structure) checks every evaluation and names it.
+class LateOffenderModel : public Model {
+ public:
+  LateOffenderModel() {
+    for (const char* c : {"x1", "x2", "x3"}) add_coordinate(c, "m");
+    add_holonomic("g1");
+    add_holonomic("g2");
+  }
+  std::string type() const override { return "late_offender_test"; }
+  void mass_matrix(double, CVec, MatRef M) const override { M.diagonal().setOnes(); }
+  void forces(double, CVec, CVec, CVec, VecRef f) const override { f.setConstant(-1.0); }
+  void holonomic_jacobian(double t, CVec, MatRef G) const override {
+    G(0, 0) = 1.0;
+    G(0, 1) = 1.0;
+    G(1, 1) = 1.0;
+    if (t > 0.0) G(1, 2) = 0.5;
+  }
+  KktSparsity kkt_sparsity() const override {
+    KktSparsity p;
+    p.mass = {{0, 0}, {1, 1}, {2, 2}};
+    p.constraints = {{0, 0}, {0, 1}, {1, 1}};
+    return p;
+  }
+};
+
+TEST(SparseKkt, VerifyStructureCatchesALateWriteOutsideThePattern) {
+  LateOffenderModel model;
+  const Vec q = Vec::Zero(3), v = Vec::Zero(3), z = Vec::Zero(0);
+  KktSolver once(model);
+  once.evaluate(0.0, q, v, z);
+  EXPECT_NO_THROW(once.evaluate(1.0, q, v, z));  // the promise is trusted after the first check
+  KktSolver every(model, KktOptions{.verify_structure = true});
+  every.evaluate(0.0, q, v, z);
+  try {
+    every.evaluate(1.0, q, v, z);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("wrote A(1, 2)"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gmbd

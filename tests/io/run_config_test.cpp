@@ -125,6 +125,21 @@ TEST(RunConfig, DefaultsOfAMinimalFile) {
   EXPECT_EQ(c.output.hdf5, "results.h5");
   EXPECT_EQ(c.output.csv, "");
   EXPECT_EQ(c.output.flush_rows, 256);
+  EXPECT_EQ(c.output.compression, 0);
+  EXPECT_FALSE(c.stabilization.verify_structure);
+}
+
+TEST(RunConfig, CompressionAndStructureVerification) {
+  const RunConfig c = parse_run_config(std::string(kMinimal) +
+                                           "stabilization: {verify_structure: true}\n"
+                                           "output: {compression: 6}\n",
+                                       "x.yaml");
+  EXPECT_TRUE(c.stabilization.verify_structure);
+  EXPECT_EQ(c.output.compression, 6);
+  parse_error(std::string(kMinimal) + "output: {compression: 10}\n",
+              {"output.compression", "<= 9", "'10'", "line 2"});
+  parse_error(std::string(kMinimal) + "stabilization: {verify_structure: maybe}\n",
+              {"stabilization.verify_structure", "'maybe'"});
 }
 
 TEST(RunConfig, ShorthandsAndEmptySections) {
