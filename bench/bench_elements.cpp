@@ -3,6 +3,8 @@
 // one KKT evaluation. Figures are recorded in docs/performance.md.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+
 #include <sstream>
 #include <string>
 
@@ -118,6 +120,43 @@ void BM_Chain20Rk4StepDsc(benchmark::State& state) {
 }
 void BM_RisKktSolve(benchmark::State& state) { kkt(state, ris(static_cast<int>(state.range(0)))); }
 void BM_RisRk4StepDsc(benchmark::State& state) { rk4_dsc_steps(state, ris(static_cast<int>(state.range(0)))); }
+
+// ---- trees: a binary tree of point masses on distance links (model file), N = 15 … 1023 --------
+// Node k hangs from node k / 2 (node 1 from the ground): the KKT matrix of a tree, whose normal
+// matrix S couples each link with its parent's and siblings' links. Cost per KKT solve should
+// grow linearly with N (the AMD ordering keeps the fill of a tree's S small).
+
+std::string tree_model_file(int nodes) {
+  std::ostringstream s;
+  s << "dimension: 2\nparameters: {m: 1, L: 1, g: 9.81}\nbodies:\n";
+  for (int k = 1; k <= nodes; ++k) s << "  n" << k << ": {type: point, mass: m}\n";
+  s << "elements:\n  gravity: {type: gravity, g: [0, -g]}\n";
+  for (int k = 1; k <= nodes; ++k)
+    s << "  link" << k << ": {type: distance, a: " << (k == 1 ? std::string("ground") : "n" + std::to_string(k / 2))
+      << ", b: n" << k << ", length: L, form: squared}\n";
+  return s.str();
+}
+
+void BM_TreeKktSolve(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  System s;
+  s.model = gmbd::build_assembled_model(gmbd::parse_model_file(tree_model_file(nodes), "tree.yaml"));
+  s.q0 = gmbd::Vec::Zero(s.model->nq());
+  s.v0 = gmbd::Vec::Zero(s.model->nq());
+  for (int k = 1; k <= nodes; ++k) {  // a non-degenerate fan: node k below-left/right of its parent
+    const int depth = static_cast<int>(std::log2(k));
+    const double x = (k - (1 << depth) + 0.5) / (1 << depth) - 0.5;
+    s.q0(s.model->coordinate_index("n" + std::to_string(k) + ".x")) = x + 0.01 * k;
+    s.q0(s.model->coordinate_index("n" + std::to_string(k) + ".y")) = -depth - 1.0;
+    s.v0(s.model->coordinate_index("n" + std::to_string(k) + ".x")) = 0.1 * std::sin(k);
+  }
+  kkt(state, s);
+  gmbd::KktSolver solver(*s.model);
+  solver.evaluate(0.0, s.q0, s.v0, gmbd::Vec());
+  if (!solver.last_solve_sparse()) state.SkipWithError("sparse path not taken");
+  state.counters["nq"] = s.model->nq();
+}
+BENCHMARK(BM_TreeKktSolve)->Arg(15)->Arg(63)->Arg(255)->Arg(1023);
 
 // ---- the AD choice: own fixed-size duals vs Eigen's AutoDiffScalar ------------------------------
 // The same templated constraint (a revolute joint between two spatial bodies: 5 rows, 12

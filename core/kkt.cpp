@@ -98,11 +98,13 @@ void KktSolver::setup_sparsity(const Model::KktSparsity& sparsity) {
     constraint_col_.push_back(j);
   }
   classify_isolated_groups();
-  // The range-space path needs every coordinate to carry mass and is not combined with a
-  // partition (whose groups, as the RIS balls, are massless).
+  // The range-space path needs every coordinate to carry mass (a partition's massless groups,
+  // as the RIS balls, rule it out). When it applies it is preferred to a partition: a tree's
+  // derived partition (leaves as groups, every inner body on the border) would leave a dense
+  // Schur complement as large as the tree; the partition stays as the first fallback.
   const bool every_coordinate_has_mass =
       std::all_of(has_diagonal.begin(), has_diagonal.end(), [](char c) { return c != 0; });
-  if (!blocks_.empty() || !every_coordinate_has_mass || m_ == 0) return;
+  if (!every_coordinate_has_mass || m_ == 0) return;
   // Diagonal blocks of M: connected components of its off-diagonal pattern.
   std::vector<int> root(static_cast<size_t>(n_));
   for (int j = 0; j < n_; ++j) root[static_cast<size_t>(j)] = j;

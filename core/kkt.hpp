@@ -60,7 +60,8 @@ struct KktOptions {
 /// Sparse path (Model::kkt_sparsity(), e.g. chains and assembled models whose every coordinate
 /// has mass): M's pattern splits into diagonal blocks; S = Â M⁻¹ Âᵀ is formed block by block
 /// and factorised by a fixed-pattern sparse LDLᵀ, λ̂ = S⁻¹(Â M⁻¹ f − b̂), a = M⁻¹(f − Âᵀ λ̂)
-/// (docs/theory.md §1.4). It is used when no partition is; it falls back to the dense LU in
+/// (docs/theory.md §1.4). It is preferred to a partition (the structured path is then its first
+/// fallback); it falls back to the dense LU in
 /// the same cases (decoupled pairs, a block of M or S not numerically positive definite, a
 /// non-finite result), and after a fallback skips the sparse attempt for a growing number of
 /// solves (1, 3, 7, … 1023; reset by a success). The declared pattern and partition are checked once, at the first
@@ -113,7 +114,7 @@ class KktSolver {
   /// True when the last solve was completed by the structured path.
   bool last_solve_structured() const { return last_structured_; }
   /// True when the range-space sparse path is in use (model declares a sparsity pattern, M's
-  /// pattern covers every coordinate, no partition).
+  /// pattern covers every coordinate; preferred to a partition).
   bool sparse() const { return range_ != nullptr; }
   /// True when the last solve was completed by the sparse path.
   bool last_solve_sparse() const { return last_sparse_; }
