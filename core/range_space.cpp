@@ -69,13 +69,10 @@ RangeSpaceSolver::RangeSpaceSolver(int n, int m, const std::vector<std::vector<i
     : n_(n),
       m_(m),
       rhs_(Vec::Zero(m)),
-      row_scale_(Vec::Ones(m)),
-      normal_(m, [&] {
-        std::vector<int> owner;
-        return normal_pattern(m, rows_of_blocks(n, m, blocks, a_entries, owner));
-      }()) {
+      row_scale_(Vec::Ones(m)) {
   std::vector<int> owner;
   const auto block_rows = rows_of_blocks(n, m, blocks, a_entries, owner);
+  normal_ = SparseLdlt(m, normal_pattern(m, block_rows));
   // Sorted coordinates per block (local column order), entries grouped by block.
   std::vector<std::vector<int>> coords(blocks.size());
   for (size_t b = 0; b < blocks.size(); ++b) {

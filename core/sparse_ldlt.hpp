@@ -23,6 +23,8 @@ class SparseLdlt {
   /// `entries`: positions (i, j) of S that may be non-zero, either triangle (each pair is
   /// mirrored); the diagonal is always included. Duplicates are allowed.
   SparseLdlt(int n, const std::vector<std::pair<int, int>>& entries);
+  /// An empty (0 × 0) factorisation, to be assigned one with a pattern.
+  SparseLdlt() = default;
 
   int size() const { return n_; }
   /// Index into values() of entry (i, j) (either triangle); −1 when not in the pattern.
