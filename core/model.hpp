@@ -101,6 +101,20 @@ class Model {
   /// (size output_quantities().size(), zeroed by the caller). Must not allocate.
   virtual void derived_outputs(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*a*/, CVec /*lambda*/,
                                CVec /*z*/, VecRef /*out*/) const {}
+  /// What an output row knows about its state: the KKT evaluation of this very state gave the
+  /// accelerations a, the multipliers λ and the applied forces f (forces() at t, q, v, z).
+  struct OutputRowState {
+    double t;
+    CVec q, v, a, lambda, z, forces;
+  };
+  /// One output row's energy (0 without has_energy()) and derived outputs together. The
+  /// default calls energy() and derived_outputs(); a model whose outputs share costly terms
+  /// with each other or with the forces (the RIS: dish heights, rolling-resistance power)
+  /// overrides it and must agree with the two to rounding. Must not allocate.
+  virtual double energy_and_derived_outputs(const OutputRowState& s, VecRef out) const {
+    if (out.size() > 0) derived_outputs(s.t, s.q, s.v, s.a, s.lambda, s.z, out);
+    return has_energy() ? energy(s.t, s.q, s.v) : 0.0;
+  }
 
   // ---- KKT structure (optional; core/kkt.hpp) --------------------------------------------
   /// Bordered block-diagonal structure of the KKT system, if the model has one: independent

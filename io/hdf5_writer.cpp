@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/coarse_clock.hpp"
 #include "core/errors.hpp"
 #include "io/hdf5_support.hpp"
 #include "io/staged_file.hpp"
@@ -142,6 +143,7 @@ struct Hdf5ResultWriter::Impl {
     std::string name;  // path in the file, e.g. "residual/position"
     int rank = 1;      // 1: (N), 2: (N × cols)
     hsize_t cols = 1;
+    hsize_t chunk_rows = 1;  // rows per chunk in the file
     Handle dataset;
     std::vector<double> buffer;
   };
@@ -168,6 +170,8 @@ struct Hdf5ResultWriter::Impl {
   int exceptions_at_creation = std::uncaught_exceptions();
   long buffered = 0;  // rows in the buffers
   long written = 0;   // rows in the file
+  double flush_seconds = Hdf5ResultWriter::kDefaultFlushSeconds;  // ≤ 0: rows only
+  CoarseClock::time_point last_flush = CoarseClock::now();
   bool closed = false;
 
   [[noreturn]] void fail(const std::string& operation) const {
@@ -193,15 +197,18 @@ struct Hdf5ResultWriter::Impl {
     s.name = name;
     s.rank = rank;
     s.cols = rank == 1 ? 1 : cols;
-    // Chunks of flush_rows rows (capped at kMaxChunkBytes) so that each flush writes whole chunks.
+    // Chunks of flush_rows rows (capped at kMaxChunkBytes and the expected row count) so that
+    // each flush writes whole chunks.
     const size_t row_bytes = sizeof(double) * std::max<size_t>(s.cols, 1);
-    const hsize_t chunk_rows =
-        std::max<hsize_t>(1, std::min<hsize_t>(static_cast<hsize_t>(flush_rows), kMaxChunkBytes / row_bytes));
+    hsize_t chunk_rows = std::min<hsize_t>(static_cast<hsize_t>(flush_rows), kMaxChunkBytes / row_bytes);
+    if (layout.expected_rows > 0) chunk_rows = std::min<hsize_t>(chunk_rows, static_cast<hsize_t>(layout.expected_rows));
+    chunk_rows = std::max<hsize_t>(chunk_rows, 1);
     const hsize_t dims[2] = {0, s.cols};
     // A zero-width dataset (no constraints) needs an unlimited second dimension: chunk
     // dimensions must not exceed fixed maximum dimensions.
     const hsize_t max_dims[2] = {H5S_UNLIMITED, s.cols == 0 ? H5S_UNLIMITED : s.cols};
     const hsize_t chunk[2] = {chunk_rows, std::max<hsize_t>(s.cols, 1)};
+    s.chunk_rows = chunk_rows;
 
     Handle space(H5Screate_simple(rank, dims, max_dims), H5Sclose);
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -217,8 +224,10 @@ struct Hdf5ResultWriter::Impl {
         fail("cannot set compression of dataset '" + name + "'");
       }
     }
+    Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+    if (!dapl.valid() || H5Pset_chunk_cache(dapl.get(), 0, 0, 1.0) < 0) fail("cannot set up dataset '" + name + "'");
     s.dataset = Handle(H5Dcreate2(parent, local_name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                                  dcpl.get(), H5P_DEFAULT),
+                                  dcpl.get(), dapl.get()),
                        H5Dclose);
     if (!s.dataset.valid()) fail("cannot create dataset '" + name + "'");
     s.buffer.assign(static_cast<size_t>(flush_rows) * s.cols, 0.0);
@@ -322,6 +331,17 @@ struct Hdf5ResultWriter::Impl {
           fail("cannot extend dataset '" + s.name + "' to " + std::to_string(start_row + rows) + " rows");
         }
         if (s.cols == 0) continue;
+        if (writes_whole_chunk(s, start_row, rows)) {
+          // The buffer is exactly one chunk of the file, aligned and unfiltered: handed to the
+          // file as it is (no selection or conversion machinery, no chunk cache).
+          const hsize_t offset[2] = {start_row, 0};
+          if (H5Dwrite_chunk(s.dataset.get(), H5P_DEFAULT, 0, offset, rows * s.cols * sizeof(double),
+                             s.buffer.data()) < 0) {
+            fail("cannot write rows " + std::to_string(start_row) + " to " +
+                 std::to_string(start_row + rows - 1) + " of dataset '" + s.name + "'");
+          }
+          continue;
+        }
         Handle file_space(H5Dget_space(s.dataset.get()), H5Sclose);
         const hsize_t start[2] = {start_row, 0};
         const hsize_t count[2] = {rows, s.cols};
@@ -338,6 +358,11 @@ struct Hdf5ResultWriter::Impl {
     if (H5Fflush(file.get(), H5F_SCOPE_LOCAL) < 0) fail("cannot flush to disk");
     written += buffered;
     buffered = 0;
+    last_flush = CoarseClock::now();
+  }
+
+  bool writes_whole_chunk(const Series& s, hsize_t start_row, hsize_t rows) const {
+    return compression == 0 && rows == s.chunk_rows && start_row % s.chunk_rows == 0;
   }
 
   void check_open(const char* operation) const {
@@ -346,8 +371,13 @@ struct Hdf5ResultWriter::Impl {
 };
 
 Hdf5ResultWriter::Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows,
-                                   int compression)
+                                   int compression, double flush_seconds)
     : impl_(std::make_unique<Impl>()) {
+  if (!(flush_seconds >= 0.0) || !std::isfinite(flush_seconds)) {
+    throw std::invalid_argument("results file '" + path + "': flush_seconds must be a finite number >= 0, got " +
+                                format_value(flush_seconds));
+  }
+  impl_->flush_seconds = flush_seconds;
   if (flush_rows < 1) {
     throw std::invalid_argument("results file '" + path + "': flush_rows must be >= 1, got " +
                                 std::to_string(flush_rows));
@@ -445,7 +475,14 @@ void Hdf5ResultWriter::append(const ResultRow& row) {
   put(w.outputs, row.outputs);
   ++w.buffered;
 
-  if (w.buffered == w.flush_rows) flush();
+  // Flush at each chunk boundary of the file (the buffer then holds whole, aligned chunks after
+  // any earlier early flush), or when rows have waited flush_seconds of wall time (a slow run
+  // loses at most that much to a kill).
+  if ((w.written + w.buffered) % w.flush_rows == 0 || w.buffered == w.flush_rows ||
+      (w.flush_seconds > 0.0 &&
+       CoarseClock::now() - w.last_flush >= std::chrono::duration<double>(w.flush_seconds))) {
+    flush();
+  }
 }
 
 void Hdf5ResultWriter::flush() {

@@ -18,6 +18,9 @@ struct ResultLayout {
   std::vector<std::string> constraints;  ///< lambda columns (m)
   std::vector<std::string> states;       ///< non-mechanical states z (nz, may be empty)
   bool has_energy = false;               ///< write the `energy` column
+  /// Rows the caller expects to write (0: unknown). Chunks are no taller, so that a short run
+  /// does not occupy a whole flush_rows-row chunk on disk.
+  long expected_rows = 0;
   /// Optional units, parallel to coordinates / states (empty = not recorded). The units of v
   /// are derived as "<unit>/s".
   std::vector<std::string> coordinate_units;
@@ -55,8 +58,8 @@ void check_result_row(const ResultLayout& layout, const ResultRow& row, const st
 
 /// Appends rows to an HDF5 results file (HDF5 C API; file format 1.8, readable by HDF5 ≥ 1.8,
 /// h5py, MATLAB, Octave). Rows are buffered in storage preallocated by the constructor and
-/// written every `flush_rows` rows (dataset extension + hyperslab write + H5Fflush), so an
-/// interrupted run keeps every flushed row. Not copyable; movable. One writer per file; writers
+/// written every `flush_rows` rows or `flush_seconds` of wall time (dataset extension + chunk
+/// write + H5Fflush), so an interrupted run keeps every flushed row. Not copyable; movable. One writer per file; writers
 /// of different files may run on different threads (HDF5 serialises calls internally).
 class Hdf5ResultWriter {
  public:
@@ -71,9 +74,18 @@ class Hdf5ResultWriter {
   /// costs ≈ 10 µs per RIS-sized row at any level against 0.85 µs uncompressed — more than
   /// the two RK4 steps between 10 ms rows — for files about half the size.
   /// std::invalid_argument outside 0 … 9.
-  Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows = 256,
-                   int compression = kDefaultCompression);
+  /// `flush_rows` is also the chunk height of the datasets: whole aligned chunks go to the file
+  /// as they are (H5Dwrite_chunk, when uncompressed), without HDF5's chunk cache. `flush_seconds` > 0: rows that
+  /// have waited that long in the buffer are flushed with the next append, so a slow run loses
+  /// at most that much wall time to a kill; 0 flushes by rows only. std::invalid_argument if
+  /// negative or not finite.
+  Hdf5ResultWriter(const std::string& path, const ResultLayout& layout, int flush_rows = kDefaultFlushRows,
+                   int compression = kDefaultCompression, double flush_seconds = kDefaultFlushSeconds);
   static constexpr int kDefaultCompression = 0;
+  /// Defaults by measurement (docs/performance.md "Output"): per-flush costs (dataset
+  /// extension, metadata flush) dominate below ≈ 1000 rows.
+  static constexpr int kDefaultFlushRows = 4096;
+  static constexpr double kDefaultFlushSeconds = 1.0;
   /// close() (errors are logged, never thrown); while an exception unwinds, abandon(): the
   /// rows stay in the staging file and an earlier file of the name is kept.
   ~Hdf5ResultWriter();
@@ -82,7 +94,8 @@ class Hdf5ResultWriter {
   Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;
   Hdf5ResultWriter& operator=(const Hdf5ResultWriter&) = delete;
 
-  /// Buffers one row; writes the buffer when it holds flush_rows rows. A row with a
+  /// Buffers one row; writes the buffer at each chunk boundary, or when flush_seconds of wall
+  /// time have passed since the last flush. A row with a
   /// non-finite value throws NumericalError (see check_result_row) before anything of it is
   /// stored, so the file keeps every earlier row. Does not allocate except inside the HDF5
   /// library when it flushes. Throws std::runtime_error if writing fails (e.g. disk full),

@@ -514,7 +514,7 @@ void read_inputs(const Reader& r, const YAML::Node& node, std::vector<InputConfi
 }
 
 void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) {
-  const auto s = r.section(node, "output", {"hdf5", "csv", "flush_rows", "compression"});
+  const auto s = r.section(node, "output", {"hdf5", "csv", "flush_rows", "flush_seconds", "compression"});
   if (const YAML::Node* n = s.get("hdf5")) {
     output.hdf5 = trim(r.string(*n, s.child("hdf5"), "a file name (the HDF5 results file is always written)", false));
   }
@@ -522,6 +522,13 @@ void read_output(const Reader& r, const YAML::Node& node, OutputConfig& output) 
   if (const YAML::Node* n = s.get("flush_rows")) {
     output.flush_rows = static_cast<int>(
         r.integer(*n, s.child("flush_rows"), 1, std::numeric_limits<int>::max()));
+  }
+  if (const YAML::Node* n = s.get("flush_seconds")) {
+    output.flush_seconds = r.number(*n, s.child("flush_seconds"));
+    if (output.flush_seconds < 0.0) {
+      r.fail(*n, s.child("flush_seconds"),
+             "expected a number of seconds >= 0 (0: flush by rows only), got " + Reader::actual(*n, output.flush_seconds));
+    }
   }
   if (const YAML::Node* n = s.get("compression")) {
     output.compression = static_cast<int>(r.integer(*n, s.child("compression"), 0, 9));

@@ -48,7 +48,8 @@ struct TimeConfig {
 struct OutputConfig {
   std::string hdf5 = "results.h5";  ///< always written; never empty
   std::string csv;                  ///< empty: no CSV file
-  int flush_rows = 256;  ///< rows buffered between two flushes to disk (≥ 1)
+  int flush_rows = 4096;       ///< rows buffered between two flushes to disk (≥ 1), chunk height
+  double flush_seconds = 1.0;  ///< wall time after which buffered rows are flushed anyway (≥ 0; 0: never)
   int compression = 0;   ///< HDF5 deflate level, 0 (none) … 9 (Hdf5ResultWriter)
 };
 

@@ -15,6 +15,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/coarse_clock.hpp"
 #include "core/errors.hpp"
 #include "gmbd/version.hpp"
 #include "io/csv_writer.hpp"
@@ -369,7 +370,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
   Vec outputs = Vec::Zero(static_cast<Eigen::Index>(quantities.size()));
   for (const auto& quantity : quantities) summary.output_peaks.push_back({quantity.name, quantity.unit});
   const auto started = std::chrono::steady_clock::now();
-  auto last_report = started;
+  auto last_report = CoarseClock::now();
   double last_position_residual = 0.0, last_velocity_residual = 0.0;
 
   try {
@@ -386,12 +387,12 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       }
       evaluate_on_manifold(model, cfg.stabilization, dynamics, t, z);
       const auto q = z.head(nq), v = z.segment(nq, nq);
-      const double energy = model.has_energy() ? model.energy(t, q, v) : 0.0;
+      outputs.setZero();
+      const double energy = model.energy_and_derived_outputs(
+          {t, q, v, dynamics.accelerations(), dynamics.multipliers(), z.tail(nz), dynamics.kkt().forces()},
+          outputs);
       if (k == 0) summary.initial_energy = energy;
       if (outputs.size() > 0) {
-        outputs.setZero();
-        model.derived_outputs(t, q, v, dynamics.accelerations(), dynamics.multipliers(), z.tail(nz),
-                              outputs);
         for (Eigen::Index j = 0; j < outputs.size(); ++j) {
           OutputPeak& peak = summary.output_peaks[static_cast<size_t>(j)];
           if (std::abs(outputs(j)) > peak.peak) {
@@ -422,7 +423,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
         summary.max_energy_error =
             std::max(summary.max_energy_error, std::abs(energy - summary.initial_energy));
       }
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = CoarseClock::now();
       if (now - last_report > std::chrono::seconds(5)) {
         last_report = now;
         spdlog::info("t = {:.4g} s of {:.4g} s ({:.0f}%), {} steps", t, cfg.time.end,
@@ -475,6 +476,7 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
   for (const auto& c : model.coordinates()) layout.coordinate_units.push_back(c.unit);
   for (const auto& st : model.states()) layout.state_units.push_back(st.unit);
   layout.has_energy = model.has_energy();
+  layout.expected_rows = OutputGrid(cfg.time.start, cfg.time.end, cfg.time.output_interval).rows();
   for (const auto& quantity : model.output_quantities()) {
     layout.outputs.push_back(quantity.name);
     layout.output_units.push_back(quantity.unit);
@@ -530,7 +532,8 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
 RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text) {
   const RunConfig& cfg = run.config;
   const ResultLayout layout = make_layout(run, run_file_text);
-  Hdf5ResultWriter h5(cfg.output.hdf5, layout, cfg.output.flush_rows, cfg.output.compression);
+  Hdf5ResultWriter h5(cfg.output.hdf5, layout, cfg.output.flush_rows, cfg.output.compression,
+                      cfg.output.flush_seconds);
   // On disk at once: a process killed before its first flush leaves a file that says so.
   h5.set_attribute("status", "running (or ended without recording its end: killed, crashed or "
                              "power lost; process " + std::to_string(::getpid()) + ")");

@@ -44,6 +44,36 @@ double RisDish::curvature(double r) const {
   return c;
 }
 
+RisDish::Profile RisDish::profile(double r) const {
+  // With x = |r|/a0 and e = e^(−2x): ln cosh x = x + log1p(e) − ln 2, tanh x = (1 − e)/(1 + e),
+  // sech² x = 4e/(1 + e)². Near the centre e − 1 comes from expm1 (1 − e would cancel), away
+  // from it e itself from exp (1 + expm1 would lose the small e).
+  const double ar = std::abs(r);
+  const double x = ar / a0;
+  double e = 0.0, em = 0.0;  // e and e − 1
+  if (x < 0.5) {
+    em = std::expm1(-2.0 * x);
+    e = 1.0 + em;
+  } else {
+    e = std::exp(-2.0 * x);
+    em = e - 1.0;
+  }
+  const double tanh_x = -em / (2.0 + em);
+  const double sech2_x = 4.0 * e / ((2.0 + em) * (2.0 + em));
+  const double rho = r / R, arho = ar / R;
+  Profile p;
+  p.height = a0 * a1 * (x + std::log1p(e) - std::numbers::ln2) + a2 * rho * rho + a3 * arho * arho * arho;
+  p.slope = a1 * std::copysign(tanh_x, r) + (2.0 * a2 / R) * rho + (3.0 * a3 / R) * rho * arho;
+  p.curvature = (a1 / a0) * sech2_x + 2.0 * a2 / (R * R) + (6.0 * a3 / (R * R)) * arho;
+  if (a4 != 0.0) {
+    const double rho58 = std::pow(rho, 58);
+    p.height += a4 * rho58 * rho * rho;
+    p.slope += (60.0 * a4 / R) * rho58 * rho;
+    p.curvature += (3540.0 * a4 / (R * R)) * rho58;
+  }
+  return p;
+}
+
 // ---- parameters ---------------------------------------------------------------------------------
 
 void RisParameters::validate() const {
@@ -113,7 +143,7 @@ void ris_rolling_force(const RisParameters& p, double weight, double rho, double
   fx = 0.0;
   fy = 0.0;
   const double mu = p.resistance_coefficient(rho);
-  const double s = std::hypot(ux, uy);
+  const double s = std::sqrt(ux * ux + uy * uy);  // (hypot guards overflow, irrelevant at speeds)
   if (mu == 0.0 || s == 0.0) return;
   // F = −(W/4) μ tanh(s/v0) u/s
   const double k = -0.25 * weight * mu * std::tanh(s / p.v0) / s;

@@ -32,6 +32,15 @@ struct RisDish {
   double height(double r) const;     ///< h(r) (m)
   double slope(double r) const;      ///< h'(r) (−)
   double curvature(double r) const;  ///< h''(r) (1/m)
+
+  /// h, h' and h'' at one radius.
+  struct Profile {
+    double height = 0.0, slope = 0.0, curvature = 0.0;
+  };
+  /// The three together from one exponential and one logarithm (the output rows need all
+  /// three at eight radii; separately they cost four transcendental calls each). Agrees with
+  /// height/slope/curvature to rounding.
+  Profile profile(double r) const;
 };
 
 /// Physical parameters of every RIS model. Defaults: the published dish

@@ -311,17 +311,6 @@ double RisGplc::platform_height_rate(CVec q, CVec v) const {
   return 0.25 * Hd;
 }
 
-double RisGplc::platform_height_acceleration(CVec q, CVec v, CVec a) const {
-  double Hdd = 0.0;
-  for (int i = 0; i < 4; ++i) {
-    const double r = q(r_index(i)), rd = v(r_index(i));
-    const double qq = q(q_index(i)), qd = v(q_index(i));
-    Hdd += p_.dish.slope(r) * a(r_index(i)) + p_.dish.curvature(r) * rd * rd +
-           p_.dish.slope(qq) * a(q_index(i)) + p_.dish.curvature(qq) * qd * qd;
-  }
-  return 0.25 * Hdd;
-}
-
 std::vector<NamedQuantity> RisGplc::output_quantities() const {
   std::vector<NamedQuantity> names = {
       {"accel_x_total", "m/s^2"},    {"accel_y_total", "m/s^2"},
@@ -337,23 +326,54 @@ std::vector<NamedQuantity> RisGplc::output_quantities() const {
 
 void RisGplc::derived_outputs(double t, CVec q, CVec v, CVec a, CVec /*lambda*/, CVec /*z*/,
                               VecRef out) const {
+  energy_and_outputs(t, q, v, a, nullptr, out);
+}
+
+double RisGplc::energy_and_derived_outputs(const OutputRowState& s, VecRef out) const {
+  return energy_and_outputs(s.t, s.q, s.v, s.a, s.forces.size() == nq() ? s.forces.data() : nullptr, out);
+}
+
+double RisGplc::energy_and_outputs(double t, CVec q, CVec v, CVec a, const double* forces, VecRef out) const {
+  // H, Ḣ and Ḧ from one profile evaluation per radius (platform_height, platform_height_rate and
+  // energy() compute the same sums term by term).
+  double H = 0.0, Hd = 0.0, Hdd = 0.0;
+  for (int i = 0; i < 4; ++i) {
+    for (const int j : {r_index(i), q_index(i)}) {
+      const RisDish::Profile p = p_.dish.profile(q(j));
+      H += p.height;
+      Hd += p.slope * v(j);
+      Hdd += p.slope * a(j) + p.curvature * v(j) * v(j);
+    }
+  }
+  H *= 0.25;
+  Hd *= 0.25;
   const double ax = a(kX) + inputs_.ax(t), ay = a(kY) + inputs_.ay(t);
-  double az = platform_height_acceleration(q, v, a) + inputs_.az(t);
+  double az = 0.25 * Hdd + inputs_.az(t);
   if (variant_ == Variant::kVertical) az += a(z_index());
   const double rmax = max_radius(q);
   out(0) = ax;
   out(1) = ay;
-  out(2) = std::hypot(ax, ay);
+  out(2) = std::sqrt(ax * ax + ay * ay);
   out(3) = az;
-  out(4) = std::hypot(q(kX), q(kY));
-  out(5) = platform_height(q);
+  out(4) = std::sqrt(q(kX) * q(kX) + q(kY) * q(kY));
+  out(5) = H;
   out(6) = rmax;
   out(7) = rmax > p_.dish.R ? 1.0 : 0.0;
-  out(8) = resistance_power(q, v);
+  if (forces == nullptr) {
+    out(8) = resistance_power(q, v);
+  } else {
+    // Σ F·u: the forces on the ball positions are the rolling resistance alone.
+    double power = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      for (const int j : {xb_index(i), yb_index(i), xt_index(i), yt_index(i)}) power += forces[j] * v(j);
+    }
+    out(8) = power;
+  }
   // The floor input itself, so that floor and platform can be compared from one file.
   out(9) = inputs_.ax(t);
   out(10) = inputs_.ay(t);
   if (variant_ != Variant::kXYTheta) out(11) = inputs_.az(t);
+  return energy_from_height(q, v, H, Hd);
 }
 
 double RisGplc::max_radius(CVec q) const {
@@ -363,14 +383,17 @@ double RisGplc::max_radius(CVec q) const {
 }
 
 double RisGplc::energy(double /*t*/, CVec q, CVec v) const {
+  return energy_from_height(q, v, platform_height(q),
+                            has_vertical_kinetic() ? platform_height_rate(q, v) : 0.0);
+}
+
+double RisGplc::energy_from_height(CVec q, CVec v, double H, double Hd) const {
   const double m = p_.mass;
   double e = 0.5 * m * (v(kX) * v(kX) + v(kY) * v(kY)) + 0.5 * p_.inertia * v(kTheta) * v(kTheta) +
-             m * p_.gravity * platform_height(q);
+             m * p_.gravity * H;
   if (variant_ == Variant::kXYZTheta) {
-    const double Hd = platform_height_rate(q, v);
     e += 0.5 * m * Hd * Hd;
   } else if (variant_ == Variant::kVertical) {
-    const double Hd = platform_height_rate(q, v);
     const int iz = z_index();
     const double Zd = v(iz);
     e += 0.5 * m * (Hd + Zd) * (Hd + Zd) + 0.5 * p_.mass_bottom * Zd * Zd +

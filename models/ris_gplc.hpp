@@ -112,10 +112,6 @@ class RisGplc final : public Model {
   bool rim_exceeded(CVec q) const { return max_radius(q) > p_.dish.R; }
   /// Power of the rolling-resistance forces Σ F·u (W, ≤ 0).
   double resistance_power(CVec q, CVec v) const;
-  /// Ḧ = ¼ Σ (h'(r_i) r̈_i + h''(r_i) ṙ_i² + h'(q_i) q̈_i + h''(q_i) q̇_i²) (m/s²) for the
-  /// accelerations a of a KKT solve (the minimum-norm r̈_i = 0 at a centre is multiplied by
-  /// h'(0) = 0).
-  double platform_height_acceleration(CVec q, CVec v, CVec a) const;
 
   /// Derived outputs written at every output time (docs/reference-models.md §1.6), in this order:
   /// accel_x_total = Ẍ + ẅx, accel_y_total = Ÿ + ẅy, accel_horizontal = their norm (m/s²),
@@ -126,6 +122,10 @@ class RisGplc final : public Model {
   std::vector<NamedQuantity> output_quantities() const override;
   void derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec z,
                        VecRef out) const override;
+  /// The dish profiles of the eight radii evaluated once for the energy and the outputs; the
+  /// rolling-resistance power from the row's own forces (f on the ball coordinates is exactly
+  /// the resistance).
+  double energy_and_derived_outputs(const OutputRowState& s, VecRef out) const override;
 
   // ---- coordinate indices -------------------------------------------------------------------
   static constexpr int kX = 0, kY = 1, kTheta = 2;
@@ -176,6 +176,10 @@ class RisGplc final : public Model {
 
  private:
   bool has_vertical_kinetic() const { return variant_ != Variant::kXYTheta; }
+  /// T + V given the platform height H and its rate Ḣ (used by the vertical variants only).
+  double energy_from_height(CVec q, CVec v, double H, double Hd) const;
+  /// energy_and_derived_outputs with the resistance power given (forces known) or computed.
+  double energy_and_outputs(double t, CVec q, CVec v, CVec a, const double* forces, VecRef out) const;
 
   RisParameters p_;
   Variant variant_;

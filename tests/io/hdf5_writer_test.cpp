@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "core/errors.hpp"
 #include "io/hdf5_writer.hpp"
@@ -310,7 +312,7 @@ TEST(Hdf5ResultWriter, FlushedRowsSurviveWithoutClose) {
   const std::string path = dir.file("open.h5");
   const std::string copy = dir.file("copy.h5");
   Rows rows;
-  Hdf5ResultWriter w(path, test_layout(), 4);
+  Hdf5ResultWriter w(path, test_layout(), 4, 0, 0.0);  // flushes by rows only
   for (long k = 0; k < 6; ++k) w.append(rows.row(k));  // 4 flushed, 2 buffered
   // The bytes on disk now, as a crash would leave them (a copy: HDF5 would otherwise share
   // the open file's in-memory state). Until close() the rows go to the staging file.
@@ -332,6 +334,48 @@ TEST(Hdf5ResultWriter, FlushedRowsSurviveWithoutClose) {
   w.close();
 }
 
+TEST(Hdf5ResultWriter, RowsWaitingLongerThanFlushSecondsAreFlushed) {
+  const TempDir dir("gmbd_h5_");
+  const std::string path = dir.file("slow.h5");
+  const std::string copy = dir.file("copy.h5");
+  Rows rows;
+  Hdf5ResultWriter w(path, test_layout(), 1000, 0, 0.05);
+  for (long k = 0; k < 3; ++k) w.append(rows.row(k));
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  w.append(rows.row(3));  // 1000-row buffer far from full, but 50 ms have passed
+  fs::copy_file(w.staging_path(), copy);
+  {
+    const File f(copy);
+    ASSERT_GE(f.id(), 0);
+    expect_rows(f, 4, rows);
+  }
+  // Rows after an early flush still land in their places (the next flush writes up to the
+  // chunk boundary, then whole chunks again).
+  for (long k = 4; k < 10; ++k) w.append(rows.row(k));
+  w.close();
+  const File f(path);
+  expect_rows(f, 10, rows);
+  EXPECT_THROW(Hdf5ResultWriter(dir.file("bad.h5"), test_layout(), 8, 0, -1.0), std::invalid_argument);
+}
+
+TEST(Hdf5ResultWriter, EarlyFlushesKeepEveryRowInPlaceAcrossChunks) {
+  // Explicit flushes at odd rows, chunks of 4: partial chunks, then aligned whole chunks
+  // written directly, then a partial last chunk.
+  const TempDir dir("gmbd_h5_");
+  const std::string path = dir.file("chunks.h5");
+  Rows rows;
+  {
+    Hdf5ResultWriter w(path, test_layout(), 4, 0, 0.0);
+    for (long k = 0; k < 23; ++k) {
+      w.append(rows.row(k));
+      if (k == 2 || k == 5 || k == 6) w.flush();
+    }
+    w.close();
+  }
+  const File f(path);
+  expect_rows(f, 23, rows);
+}
+
 TEST(Hdf5ResultWriter, KilledProcessKeepsFlushedRows) {
   const TempDir dir("gmbd_h5_");
   const std::string path = dir.file("killed.h5");
@@ -341,7 +385,7 @@ TEST(Hdf5ResultWriter, KilledProcessKeepsFlushedRows) {
   if (child == 0) {
     // The child writes 10 rows (8 flushed), then dies without closing anything.
     try {
-      Hdf5ResultWriter w(path, test_layout(), 4);
+      Hdf5ResultWriter w(path, test_layout(), 4, 0, 0.0);
       for (long k = 0; k < 10; ++k) w.append(rows.row(k));
       _exit(0);
     } catch (...) {

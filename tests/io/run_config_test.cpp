@@ -124,12 +124,13 @@ TEST(RunConfig, DefaultsOfAMinimalFile) {
   EXPECT_EQ(c.time.end, 10.0);
   EXPECT_EQ(c.output.hdf5, "results.h5");
   EXPECT_EQ(c.output.csv, "");
-  EXPECT_EQ(c.output.flush_rows, 256);
+  EXPECT_EQ(c.output.flush_rows, 4096);
+  EXPECT_EQ(c.output.flush_seconds, 1.0);
   EXPECT_EQ(c.output.compression, 0);
   EXPECT_FALSE(c.stabilization.verify_structure);
 }
 
-TEST(RunConfig, CompressionAndStructureVerification) {
+TEST(RunConfig, CompressionFlushTimeAndStructureVerification) {
   const RunConfig c = parse_run_config(std::string(kMinimal) +
                                            "stabilization: {verify_structure: true}\n"
                                            "output: {compression: 6}\n",
@@ -138,6 +139,11 @@ TEST(RunConfig, CompressionAndStructureVerification) {
   EXPECT_EQ(c.output.compression, 6);
   parse_error(std::string(kMinimal) + "output: {compression: 10}\n",
               {"output.compression", "<= 9", "'10'", "line 2"});
+  EXPECT_EQ(parse_run_config(std::string(kMinimal) + "output: {flush_seconds: 0.25}\n", "x.yaml").output.flush_seconds,
+            0.25);
+  parse_error(std::string(kMinimal) + "output: {flush_seconds: -1}\n",
+              {"output.flush_seconds", ">= 0", "'-1'", "line 2"});
+  parse_error(std::string(kMinimal) + "output: {flush_seconds: .inf}\n", {"output.flush_seconds", "finite"});
   parse_error(std::string(kMinimal) + "stabilization: {verify_structure: maybe}\n",
               {"stabilization.verify_structure", "'maybe'"});
 }

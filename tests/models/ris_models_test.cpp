@@ -78,6 +78,27 @@ TEST(RisDish, SlopeAndCurvatureMatchFiniteDifferencesAndVanishAtTheCentre) {
               1e-15);
 }
 
+TEST(RisDish, ProfileAgreesWithHeightSlopeAndCurvatureToRounding) {
+  // profile() shares one exponential between h, h' and h''; either branch of its e / e − 1
+  // choice (|r|/a0 below or above 0.5) and the rim lip term are covered.
+  for (const double a4 : {0.0, 0.003}) {
+    RisDish dish;
+    dish.a4 = a4;
+    EXPECT_EQ(dish.profile(0.0).slope, 0.0);
+    EXPECT_EQ(dish.profile(0.0).height, 0.0);
+    for (double r : {-0.19, -0.05, -0.004999, -0.005001, -1e-9, 0.0, 1e-12, 1e-6, 0.002, 0.0049999, 0.0050001,
+                     0.02, 0.1, 0.149, 0.15, 0.2, 0.5}) {
+      const RisDish::Profile p = dish.profile(r);
+      SCOPED_TRACE("r = " + std::to_string(r) + ", a4 = " + std::to_string(a4));
+      // ln cosh x = x + log1p(e) − ln 2 cancels for small x in both forms: the rounding of its
+      // O(1) terms (≈ 2e-16 each) times a0·a1 is the absolute floor of either.
+      EXPECT_NEAR(p.height, dish.height(r), 4e-16 * std::abs(dish.height(r)) + 1e-15 * dish.a0 * dish.a1);
+      EXPECT_NEAR(p.slope, dish.slope(r), 4e-16 * std::abs(dish.slope(r)) + 1e-300);
+      EXPECT_NEAR(p.curvature, dish.curvature(r), 4e-16 * std::abs(dish.curvature(r)));
+    }
+  }
+}
+
 // ---- layout -------------------------------------------------------------------------------------
 
 TEST(RisModels, CoordinatesAndConstraintsFollowModelsSection12) {
@@ -574,6 +595,16 @@ TEST(RisModels, DerivedOutputs) {
       EXPECT_DOUBLE_EQ(out(10), ay);
       if (with_z) {
         EXPECT_DOUBLE_EQ(out(11), az);
+      }
+      // The output-row path (energy and outputs together, resistance power from the KKT
+      // evaluation's own forces) agrees with energy() and derived_outputs() to rounding.
+      Vec row = Vec::Zero(12);
+      const double energy = model.energy_and_derived_outputs(
+          {1.0, q, v, a, kkt.multipliers(), kNoZ, kkt.forces()}, row);
+      EXPECT_NEAR(energy, model.energy(1.0, q, v), 1e-13 * (1.0 + std::abs(energy)));
+      for (int j = 0; j < 12; ++j) EXPECT_NEAR(row(j), out(j), 1e-13 * (1.0 + std::abs(out(j)))) << j;
+      if (trial > 0) {
+        EXPECT_LT(row(8), 0.0) << "moving balls dissipate";
       }
     }
   }
