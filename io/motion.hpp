@@ -1,5 +1,6 @@
-// Recorded ground/floor motions: readers for PEER AT2, CSMIP/CGS V2, COSMOS V1.20, USGS SMC and
-// plain columns (CSV), scaling, resampling, the SampledSignal a model consumes, synthetic noise.
+// Recorded ground/floor motions: readers for PEER AT2, CSMIP/CGS V2, COSMOS V1.20, USGS SMC,
+// free-format values with an NPTS/DT header, plain values and plain columns (CSV), scaling,
+// resampling, the SampledSignal a model consumes, synthetic noise.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,8 @@ namespace gmbd {
 struct MotionChannel {
   std::string source;  ///< file path ("synthetic" for synthetic_filtered_noise)
   std::string
-      format;       ///< "peer-at2" | "csmip-v2" | "cosmos-v1.20" | "usgs-smc" | "csv" | "synthetic"
+      format;  ///< "peer-at2" | "csmip-v2" | "cosmos-v1.20" | "usgs-smc" | "text-npts-dt" |
+               ///< "values" | "csv" | "synthetic"
   int channel = 0;  ///< index within the file (0-based)
   std::string component;  ///< as written in the file: "180", "90", "Up", "DWN", "171", "BNZ", …
   double azimuth_deg = std::numeric_limits<double>::quiet_NaN();  ///< NaN for vertical/unknown
@@ -41,28 +43,54 @@ struct MotionChannel {
   double duration() const;
 };
 
+/// What a caller knows about a record that its file may not state (docs/motions.md, "Records
+/// that do not state everything"): the sample interval of plain values and the units of plain
+/// values, text-npts-dt and CSV files. A file that states them must agree with what is given.
+struct MotionReadOptions {
+  double dt = 0.0;    ///< sample interval (s); 0: not given (then a "values" file is an error)
+  std::string units;  ///< one of motion_unit_names(); "": the format's default (docs/motions.md)
+  /// How the caller names these two in error messages ("inputs.floor_x.dt (run.yaml)", "--dt"),
+  /// so that a missing or contradicted value says where to give it.
+  std::string dt_name = "dt", units_name = "units";
+};
+
 /// Reads every acceleration channel of a recorded-motion file.
 /// `format` = "auto" detects the format from the content (never from the extension):
 ///   line 1 "… (Format v01.20 …)" → "cosmos-v1.20"; line 1 "<digit> CORRECTED ACCELEROGRAM" →
 ///   "usgs-smc"; line 1 "Corrected accelerogram …" (any case) → "csmip-v2"; line 4 with NPTS and
-///   DT → "peer-at2". Plain columns are never guessed: pass "csv" (time in column 0, every other
-///   column an acceleration in m/s²) or call read_csv_motion.
+///   DT → "peer-at2"; a header line with the words NPTS and DT and their numbers, or a first
+///   line of two numbers N and DT followed by exactly N numbers → "text-npts-dt" (free-format
+///   values as in OpenSees examples; units from options, default g); one number per line and
+///   nothing else → "values" (dt from options, required; units default g). Plain columns are
+///   never guessed: pass "csv" (time in column 0, every other column an acceleration in m/s²
+///   unless options.units says otherwise) or call read_csv_motion. "values" given explicitly
+///   reads the numbers in order whatever their layout (as OpenSees's Path time series does).
 /// Fixed-width formats (CSMIP, COSMOS, SMC) are split by the column widths of their Fortran
 /// format statements, never by whitespace, so touching numbers ("3.2E-2-5.1E-2") are read
 /// correctly. CRLF line endings and trailing 0x1A (DOS end-of-file) bytes are accepted.
 /// Throws InputError naming the file, the 1-based line number and the expected vs found
 /// content for: a missing/unreadable/empty file, an unrecognised or malformed header, fewer or
 /// more data values than the header states, a non-numeric, NaN/inf or implausibly large value
-/// (a missing-value marker), velocity/displacement-only files, unsupported units.
+/// (a missing-value marker), velocity/displacement-only files, unsupported units, a "values"
+/// file without options.dt, and an options.dt or options.units that contradicts the file.
 std::vector<MotionChannel> read_motion_file(const std::string& path,
-                                            const std::string& format = "auto");
+                                            const std::string& format = "auto",
+                                            const MotionReadOptions& options = {});
+
+/// The format names read_motion_file accepts besides "auto", in documentation order.
+const std::vector<std::string>& motion_format_names();
+/// The unit names of MotionReadOptions::units and CsvMotionOptions::units, in documentation order.
+const std::vector<std::string>& motion_unit_names();
+/// Factor from `units` (a name of motion_unit_names() or a spelling such as "cm/s2") to m/s²;
+/// throws InputError for an unknown unit.
+double motion_unit_factor(const std::string& units);
 
 /// Options of read_csv_motion.
 struct CsvMotionOptions {
   double dt = 0.0;              ///< fixed sample interval (s); 0: take it from time_column
   int time_column = -1;         ///< 0-based column holding t (s); −1: none (dt must then be > 0)
   std::vector<int> columns;     ///< 0-based acceleration columns; empty: every non-time column
-  std::string units = "m/s^2";  ///< "m/s^2" | "cm/s^2" | "gal" | "mm/s^2" | "g" | "mg"
+  std::string units = "m/s^2";  ///< "m/s^2" | "cm/s^2" | "gal" | "mm/s^2" | "in/s^2" | "g" | "mg"
   char delimiter = 0;  ///< 0: auto (',' if the first data line has one, else ';', else blanks)
 };
 

@@ -1,6 +1,6 @@
 // File readers of io/motion.hpp: format detection, PEER AT2, CSMIP/CGS V2, COSMOS V1.20,
-// USGS SMC and plain columns (CSV); layouts and traps in docs/motions.md and
-// data/motions/README.md.
+// USGS SMC, free-format values (text-npts-dt, values) and plain columns (CSV); layouts and traps
+// in docs/motions.md and data/motions/README.md.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -1094,6 +1094,7 @@ std::optional<Units> csv_units(const std::string& u) {
   if (s == "cm/s^2" || s == "cm/s2" || s == "cm/s/s" || s == "cm/s**2" || s == "gal")
     return Units{"cm/s^2", 0.01};
   if (s == "mm/s^2" || s == "mm/s2" || s == "mm/s/s") return Units{"mm/s^2", 1e-3};
+  if (s == "in/s^2" || s == "in/s2" || s == "in/s/s") return Units{"in/s^2", 0.0254};
   if (s == "g") return Units{"g", kStandardGravity};
   if (s == "mg") return Units{"mg", kStandardGravity * 1e-3};
   return std::nullopt;
@@ -1128,6 +1129,304 @@ char guess_delimiter(std::string_view line) {
   if (line.find(',') != std::string_view::npos) return ',';
   if (line.find(';') != std::string_view::npos) return ';';
   return ' ';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Free-format values: "text-npts-dt" (header lines stating NPTS and DT, then values several to
+// a line, as in OpenSees examples) and "values" (numbers only; dt and units from the caller)
+
+constexpr size_t kMaxTitleLines = 10;  // text lines searched for the NPTS/DT header
+
+bool is_comment(std::string_view line) {
+  const std::string_view t = trim(line);
+  return t.empty() || t.front() == '#';
+}
+
+// Fields of a free-format line: separated by blanks and commas, and in header lines also by the
+// punctuation between a keyword and its value ("NPTS= 4000, DT: 0.01;").
+void split_free(std::string_view line, bool header, std::vector<std::string_view>& out) {
+  out.clear();
+  const auto sep = [header](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0 || c == ',' ||
+           (header && (c == '=' || c == ':' || c == ';'));
+  };
+  size_t p = 0;
+  while (p < line.size()) {
+    while (p < line.size() && sep(line[p])) ++p;
+    size_t q = p;
+    while (q < line.size() && !sep(line[q])) ++q;
+    if (q > p) out.push_back(line.substr(p, q - p));
+    p = q;
+  }
+}
+
+// A line of numbers only (the data, or a bare "N DT" header line).
+bool all_numbers(std::string_view line, std::vector<std::string_view>& fields) {
+  split_free(line, false, fields);
+  double x = 0.0;
+  return !fields.empty() &&
+         std::all_of(fields.begin(), fields.end(), [&](std::string_view t) { return parse_number(t, x); });
+}
+
+// A header number, also with its unit attached ("0.01s", ".005SEC").
+bool header_number(std::string_view field, double& x) {
+  if (parse_number(field, x)) return true;
+  for (const std::string_view suffix : {"sec", "s"}) {
+    if (field.size() > suffix.size() && lower(field.substr(field.size() - suffix.size())) == suffix)
+      return parse_number(field.substr(0, field.size() - suffix.size()), x);
+  }
+  return false;
+}
+
+// What the header of a free-format record says. A value's line is kept for messages.
+struct FreeHeader {
+  size_t data_line = 0;  // first line after the header
+  size_t count_line = 0, step_line = 0;
+  std::optional<double> npts, dt;
+  bool named_npts = false, named_dt = false;
+  bool keywords = false;   // the words NPTS and DT were both written: the format is certain
+  std::optional<Units> units;  // stated by a header line with the word UNITS
+  bool units_named = false;    // a line has the word UNITS (its units may be unreadable)
+  size_t units_line = 0;
+};
+
+// The words NPTS and DT in one header line, each followed by its number ("NPTS= 4000 DT= 0.01",
+// "DT=0.01 SEC NPTS=4000"), or two numbers first in the order of the words ("4164 0.0100 NPTS,
+// DT", the old PEER layout). A word without its number leaves that value unset.
+void read_keywords(std::string_view line, size_t li, FreeHeader& h) {
+  std::vector<std::string_view> t;
+  split_free(line, true, t);
+  size_t kn = t.size(), kd = t.size();
+  for (size_t i = 0; i < t.size(); ++i) {
+    const std::string w = lower(t[i]);
+    if (w == "npts" && kn == t.size()) kn = i;
+    if (w == "dt" && kd == t.size()) kd = i;
+  }
+  if (kn == t.size() && kd == t.size()) return;
+  // A word's line is where its value belongs, also when the value is missing (for messages).
+  if (kn < t.size() && !h.named_npts) h.count_line = li;
+  if (kd < t.size() && !h.named_dt) h.step_line = li;
+  double x = 0.0, y = 0.0;
+  if (kn < t.size() && kd < t.size() && std::min(kn, kd) >= 2 && header_number(t[0], x) &&
+      header_number(t[1], y)) {
+    h.npts = kn < kd ? x : y;
+    h.dt = kn < kd ? y : x;
+    h.count_line = h.step_line = li;
+  } else {
+    if (kn + 1 < t.size() && header_number(t[kn + 1], x)) {
+      h.npts = x;
+      h.count_line = li;
+    }
+    if (kd + 1 < t.size() && header_number(t[kd + 1], y)) {
+      h.dt = y;
+      h.step_line = li;
+    }
+  }
+  // Both words, on one line or on two: a header of this format, complete or not.
+  h.named_npts = h.named_npts || kn < t.size();
+  h.named_dt = h.named_dt || kd < t.size();
+  h.keywords = h.named_npts && h.named_dt;
+}
+
+// The title lines before the first line of numbers (at most kMaxTitleLines): NPTS, DT and UNITS.
+FreeHeader read_free_header(const TextFile& f) {
+  FreeHeader h;
+  std::vector<std::string_view> fields;
+  size_t titles = 0;
+  size_t li = 0;
+  for (; li < f.size(); ++li) {
+    const std::string_view line = f.lines[li];
+    if (is_comment(line)) continue;
+    // The data start: a line of numbers, or, once NPTS and DT are known, any line that starts
+    // like a number (a malformed first data line is then reported as data, not as a title).
+    const bool numbers = all_numbers(line, fields);
+    const char c0 = fields.empty() ? ' ' : fields.front().front();
+    const bool numeric_start = is_decimal(c0) || c0 == '-' || c0 == '+';
+    if (numbers || (h.npts && h.dt && numeric_start) || ++titles > kMaxTitleLines) break;
+    read_keywords(line, li, h);
+    // The word UNITS (not inside another word) states them; unreadable units are an error
+    // rather than a silent default.
+    if (const size_t p = ifind(line, "units"); p != std::string_view::npos && !h.units_named &&
+                                               (p == 0 || !is_alpha(line[p - 1]))) {
+      h.units = units_from_text(line.substr(p));
+      h.units_named = true;
+      h.units_line = li;
+    }
+  }
+  h.data_line = li;
+  return h;
+}
+
+// Number of free-format values from line `from` on, or nullopt at the first field that is not one.
+std::optional<size_t> count_free_values(const TextFile& f, size_t from) {
+  std::vector<std::string_view> fields;
+  size_t n = 0;
+  for (size_t li = from; li < f.size(); ++li) {
+    if (is_comment(f.lines[li])) continue;
+    if (!all_numbers(f.lines[li], fields)) return std::nullopt;
+    n += fields.size();
+  }
+  return n;
+}
+
+// A bare header line "N DT" (or "DT N"): the reading with N a whole number >= 1 and DT a sample
+// interval in range, preferring the one whose N equals `count` (the values after it), then N first.
+std::optional<std::pair<double, double>> bare_header(std::string_view line,
+                                                     std::optional<size_t> count) {
+  std::vector<std::string_view> fields;
+  double a = 0.0, b = 0.0;
+  if (!all_numbers(line, fields) || fields.size() != 2) return std::nullopt;
+  parse_number(fields[0], a);
+  parse_number(fields[1], b);
+  const auto valid = [](double n, double dt) {
+    return n >= 1.0 && n <= 2e9 && n == std::floor(n) && dt >= 1e-5 && dt <= 1.0;
+  };
+  std::optional<std::pair<double, double>> first;
+  for (const auto& [n, dt] : {std::pair{a, b}, std::pair{b, a}}) {
+    if (!valid(n, dt)) continue;
+    if (count && static_cast<double>(*count) == n) return std::pair{n, dt};
+    if (!first) first = std::pair{n, dt};
+  }
+  return count ? std::nullopt : first;
+}
+
+// The header of a text-npts-dt record; `detecting`: nullopt unless the record is certainly one
+// (the keywords, or a bare "N DT" line followed by exactly N numbers). Otherwise the count and
+// step are taken from the first line of numbers when the words are missing.
+std::optional<FreeHeader> npts_dt_header(const TextFile& f, bool detecting) {
+  FreeHeader h = read_free_header(f);
+  if (h.keywords) return h;
+  // The count of the values after a candidate "N DT" line decides (a scan of the file, made
+  // only when the line reads as N and DT).
+  if (h.data_line >= f.size() || !bare_header(f.lines[h.data_line], std::nullopt)) return std::nullopt;
+  const auto count = detecting ? count_free_values(f, h.data_line + 1) : std::nullopt;
+  if (detecting && !count) return std::nullopt;
+  const auto bare = bare_header(f.lines[h.data_line], count);
+  if (!bare) return std::nullopt;
+  h.npts = bare->first;
+  h.dt = bare->second;
+  h.count_line = h.step_line = h.data_line++;
+  return h;
+}
+
+// The numbers of lines [from, end) in order, blank- or comma-separated ('#' lines skipped);
+// more than `limit` values is an error (text-npts-dt: NPTS).
+std::vector<double> read_free_values(const TextFile& f, size_t from, const std::string& what,
+                                     size_t limit) {
+  std::vector<double> v;
+  std::vector<std::string_view> fields;
+  for (size_t li = from; li < f.size(); ++li) {
+    if (is_comment(f.lines[li])) continue;
+    split_free(f.lines[li], false, fields);
+    for (const std::string_view tok : fields) {
+      if (v.size() >= limit)
+        fail_field(f, li, what + ": more values than NPTS = " + std::to_string(limit), "end of data", tok);
+      double x = 0.0;
+      if (!parse_number(tok, x))
+        fail_field(f, li, what + " value " + std::to_string(v.size() + 1),
+                   "one finite number per blank- or comma-separated field (touching numbers are "
+                   "ambiguous in free format)",
+                   tok);
+      if (std::abs(x) > kMaxFileValue)
+        fail_field(f, li, what + " value " + std::to_string(v.size() + 1),
+                   "|value| <= " + fmt_g(kMaxFileValue) + " (larger: a missing-value marker?)", tok);
+      v.push_back(x);
+    }
+  }
+  return v;
+}
+
+// Units of a record that may not state them: the file's, else the caller's, else g (the
+// OpenSees convention); both given must agree.
+Units free_units(const TextFile& f, const std::optional<Units>& stated, size_t line,
+                 const MotionReadOptions& o) {
+  if (o.units.empty()) return stated.value_or(Units{"g", kStandardGravity});
+  const auto given = csv_units(o.units);
+  if (!given)
+    throw InputError(f.path + ": " + o.units_name + ": expected one of g, mg, m/s^2, cm/s^2, gal, "
+                     "mm/s^2, in/s^2, found '" + o.units + "'");
+  if (stated && stated->name != given->name)
+    fail_at(f, line, "units", o.units_name + " = " + given->name + " to agree with the units the file states",
+            "'" + stated->name + "'");
+  return *given;
+}
+
+MotionChannel free_channel(const TextFile& f, const char* format, double dt) {
+  MotionChannel c;
+  c.source = f.path;
+  c.format = format;
+  c.dt = dt;
+  return c;
+}
+
+std::vector<MotionChannel> read_text_npts_dt(const TextFile& f, const MotionReadOptions& o) {
+  const auto h = npts_dt_header(f, false);
+  if (!h || !h->npts || !h->dt)
+    fail_at(f, h ? (h->npts ? h->step_line : h->count_line) : 0, "text-npts-dt header",
+            "a line stating the point count and the time step ('NPTS= 4000 DT= 0.01', 'DT= 0.01 "
+            "NPTS= 4000', '4000 0.01 NPTS, DT') or a first line of the two numbers '4000 0.01' "
+            "before the values");
+  const double n = *h->npts;
+  if (n < 1.0 || n > 2e9 || n != std::floor(n))
+    fail_at(f, h->count_line, "text-npts-dt NPTS", "a whole number of points >= 1", "NPTS = " + fmt_g(n));
+  check_dt(f, h->step_line, *h->dt, "text-npts-dt DT");
+  if (h->units_named && !h->units)
+    fail_at(f, h->units_line, "text-npts-dt units", "g, mg, m/s^2, cm/s^2, gal, mm/s^2 or in/s^2 after the word UNITS");
+  if (o.dt > 0.0 && std::abs(o.dt - *h->dt) > 1e-6 * *h->dt)
+    fail_at(f, h->step_line, "sample interval", o.dt_name + " = " + fmt_g(o.dt) +
+            " s to agree with the file's DT (leave " + o.dt_name + " out: the file states it)",
+            "DT = " + fmt_g(*h->dt) + " s");
+  const Units units = free_units(f, h->units, h->units_line, o);
+  const auto npts = static_cast<size_t>(n);
+  const std::vector<double> v = read_free_values(f, h->data_line, "text-npts-dt data", npts);
+  if (v.size() < npts)
+    fail_at(f, f.size(), "text-npts-dt data truncated",
+            std::to_string(npts) + " values (NPTS), read " + std::to_string(v.size()));
+  MotionChannel c = free_channel(f, "text-npts-dt", *h->dt);
+  store_acceleration(v, units, c);
+  return {std::move(c)};
+}
+
+std::vector<MotionChannel> read_values(const TextFile& f, const MotionReadOptions& o) {
+  const std::vector<double> v = read_free_values(f, 0, "plain values", std::numeric_limits<size_t>::max());
+  if (v.size() < 2)
+    fail_at(f, f.size(), "plain values", "at least 2 numbers", std::to_string(v.size()) + " at");
+  if (!(o.dt >= 1e-5 && o.dt <= 1.0))
+    throw InputError(f.path + ": sample interval: expected " + o.dt_name + " (s, 1e-5 <= dt <= 1) to "
+                     "be given, found " + (o.dt > 0.0 ? fmt_g(o.dt) + " s" : std::string("none")) +
+                     ": a file of plain values (" + std::to_string(v.size()) + " numbers, no header; "
+                     "format values) does not state its time step");
+  MotionChannel c = free_channel(f, "values", o.dt);
+  store_acceleration(v, free_units(f, std::nullopt, 0, o), c);
+  return {std::move(c)};
+}
+
+// "values" is recognised only in its unambiguous layout: one number on every line.
+bool one_number_per_line(const TextFile& f) {
+  std::vector<std::string_view> fields;
+  size_t n = 0;
+  for (const std::string_view line : f.lines) {
+    if (is_comment(line)) continue;
+    if (!all_numbers(line, fields) || fields.size() != 1) return false;
+    ++n;
+  }
+  return n >= 2;
+}
+
+// A dt or units given for a file that states its own must agree with it.
+void check_given(const std::vector<MotionChannel>& channels, const MotionReadOptions& o) {
+  for (const MotionChannel& c : channels) {
+    const std::string which = " (" + c.format + ", channel " + std::to_string(c.channel) + ")";
+    if (o.dt > 0.0 && std::abs(o.dt - c.dt) > 1e-6 * c.dt)
+      throw InputError(c.source + ": sample interval: expected " + o.dt_name + " = " + fmt_g(o.dt) +
+                       " s to agree with the file's " + fmt_g(c.dt) + " s" + which + ", found a " +
+                       "contradiction; leave " + o.dt_name + " out: it is for files that do not state dt");
+    const auto u = o.units.empty() ? std::nullopt : csv_units(o.units);
+    if (u && u->name != c.units_in_file)
+      throw InputError(c.source + ": units: expected " + o.units_name + " = " + u->name +
+                       " to agree with the file's " + c.units_in_file + which + ", found a " +
+                       "contradiction; leave " + o.units_name + " out: the file states its units");
+  }
 }
 
 }  // namespace
@@ -1205,8 +1504,9 @@ std::vector<MotionChannel> read_csv_motion(const std::string& path,
     throw InputError(std::string(who) + ": " + path + ": expected at least one acceleration column; the "
                      "file has one column and time_column is " + std::to_string(tc) +
                      ", so it would be read as the time column; a one-column record "
-                     "holds accelerations only and needs its sample interval: add a time column (t, a) or read it "
-                     "with dt given and no time column (read_csv_motion)");
+                     "holds accelerations only and needs its sample interval: add a time column (t, a), or read it "
+                     "as format \"values\" with its dt given (run files: inputs.<name>.dt; read_csv_motion: dt and "
+                     "no time column)");
   }
   if (tc >= 0) {
     if (static_cast<size_t>(tc) >= ncols)
@@ -1259,37 +1559,79 @@ std::vector<MotionChannel> read_csv_motion(const std::string& path,
   return out;
 }
 
-std::vector<MotionChannel> read_motion_file(const std::string& path, const std::string& format) {
-  if (format == "csv") {
-    CsvMotionOptions o;
-    o.time_column = 0;
-    return read_csv_motion(path, o);
-  }
-  if (format != "auto" && format != "peer-at2" && format != "csmip-v2" &&
-      format != "cosmos-v1.20" && format != "usgs-smc")
-    throw InputError("read_motion_file: " + path + ": format: expected auto, peer-at2, csmip-v2, " +
-                     "cosmos-v1.20, usgs-smc or csv, found '" + format + "'");
-  const TextFile f = load_text(path, "read_motion_file");
-  if (format == "peer-at2") return read_peer_at2(f);
-  if (format == "csmip-v2") return read_csmip_v2(f);
-  if (format == "cosmos-v1.20") return read_cosmos(f);
-  if (format == "usgs-smc") return read_smc(f);
-  // Detection from the content.
+const std::vector<std::string>& motion_format_names() {
+  static const std::vector<std::string> names = {"peer-at2", "csmip-v2",     "cosmos-v1.20", "usgs-smc",
+                                                 "text-npts-dt", "values", "csv"};
+  return names;
+}
+
+const std::vector<std::string>& motion_unit_names() {
+  static const std::vector<std::string> names = {"g", "mg", "m/s^2", "cm/s^2", "gal", "mm/s^2", "in/s^2"};
+  return names;
+}
+
+double motion_unit_factor(const std::string& units) {
+  const auto u = csv_units(units);
+  if (!u)
+    throw InputError("units: expected one of g, mg, m/s^2, cm/s^2, gal, mm/s^2, in/s^2, found '" +
+                     units + "'");
+  return u->to_si;
+}
+
+namespace {
+
+// The format "auto" finds in the content, or the "unrecognised" error.
+std::string detect_format(const TextFile& f) {
   const std::string_view first = f.lines.front();
-  if (icontains(first, "(format v")) return read_cosmos(f);
-  if (smc_first_line(first)) return read_smc(f);
+  if (icontains(first, "(format v")) return "cosmos-v1.20";
+  if (smc_first_line(first)) return "usgs-smc";
   if (icontains(first, "accelerogram")) {
     if (istarts_with(trim(first), "uncorrected"))
       fail_at(f, 0, "CSMIP volume 1 (uncorrected) files are not supported",
               "a volume 2 file 'Corrected accelerogram ...'");
-    return read_csmip_v2(f);
+    return "csmip-v2";
   }
   if (f.size() >= 4 && icontains(f.lines[3], "npts") && icontains(f.lines[3], "dt"))
-    return read_peer_at2(f);
+    return "peer-at2";
+  if (npts_dt_header(f, true)) return "text-npts-dt";
+  if (one_number_per_line(f)) return "values";
   fail_at(f, 0, "unrecognised motion file",
           "a PEER AT2 (line 4 'NPTS=..., DT=...'), CSMIP V2 ('Corrected accelerogram'), COSMOS "
-          "('(Format v01.20 ...)') or USGS SMC ('2 CORRECTED ACCELEROGRAM') header; for plain "
-          "columns use format \"csv\" or read_csv_motion");
+          "('(Format v01.20 ...)') or USGS SMC ('2 CORRECTED ACCELEROGRAM') header, a header "
+          "line stating NPTS and DT (text-npts-dt), or one number per line (values); for plain "
+          "columns use format \"csv\" or read_csv_motion, for several values per line without "
+          "a header format \"values\"");
+}
+
+}  // namespace
+
+std::vector<MotionChannel> read_motion_file(const std::string& path, const std::string& format,
+                                            const MotionReadOptions& options) {
+  if (format == "csv") {
+    CsvMotionOptions o;
+    o.time_column = 0;
+    o.dt = options.dt;
+    if (!options.units.empty()) o.units = options.units;
+    return read_csv_motion(path, o);
+  }
+  const auto& names = motion_format_names();
+  if (format != "auto" && std::find(names.begin(), names.end(), format) == names.end())
+    throw InputError("read_motion_file: " + path + ": format: expected auto, peer-at2, csmip-v2, " +
+                     "cosmos-v1.20, usgs-smc, text-npts-dt, values or csv, found '" + format + "'");
+  if (!options.units.empty() && !csv_units(options.units))
+    throw InputError("read_motion_file: " + path + ": " + options.units_name + ": expected one of g, "
+                     "mg, m/s^2, cm/s^2, gal, mm/s^2, in/s^2, found '" + options.units + "'");
+  const TextFile f = load_text(path, "read_motion_file");
+  const std::string resolved = format == "auto" ? detect_format(f) : format;
+  if (resolved == "text-npts-dt") return read_text_npts_dt(f, options);
+  if (resolved == "values") return read_values(f, options);
+  std::vector<MotionChannel> channels;
+  if (resolved == "peer-at2") channels = read_peer_at2(f);
+  if (resolved == "csmip-v2") channels = read_csmip_v2(f);
+  if (resolved == "cosmos-v1.20") channels = read_cosmos(f);
+  if (resolved == "usgs-smc") channels = read_smc(f);
+  check_given(channels, options);
+  return channels;
 }
 
 }  // namespace gmbd

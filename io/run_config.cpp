@@ -19,6 +19,7 @@
 #include "analysis/frequency_limits.hpp"
 #include "core/errors.hpp"
 #include "io/model_file.hpp"
+#include "io/motion.hpp"
 #include "io/suggest.hpp"
 #include "io/text_checks.hpp"
 #include "io/yaml_document.hpp"
@@ -480,13 +481,17 @@ void read_inputs(const Reader& r, const YAML::Node& node, std::vector<InputConfi
     InputConfig in;
     in.name = key.Scalar();
     const std::string path = "inputs." + in.name;
-    const auto s = r.section(value, path, {"file", "format", "channel", "component", "scale",
-                                           "peak", "peak_g", "synthetic"});
+    const auto s = r.section(value, path, {"file", "format", "dt", "units", "channel", "component",
+                                           "scale", "peak", "peak_g", "synthetic"});
     if (const YAML::Node* n = s.get("file")) in.file = r.string(*n, s.child("file"), "a file path", false);
     if (const YAML::Node* n = s.get("format")) {
-      in.format = r.choice(*n, s.child("format"),
-                           {"auto", "peer-at2", "csmip-v2", "cosmos-v1.20", "usgs-smc", "csv"});
+      std::vector<std::string> formats = {"auto"};
+      for (const auto& f : motion_format_names()) formats.push_back(f);
+      in.format = r.choice(*n, s.child("format"), formats);
     }
+    // What the file may not state: the sample interval of plain values, the units of plain files.
+    if (const YAML::Node* n = s.get("dt")) in.record_dt = r.positive(*n, s.child("dt"));
+    if (const YAML::Node* n = s.get("units")) in.units = r.choice(*n, s.child("units"), motion_unit_names());
     if (const YAML::Node* n = s.get("channel")) in.channel = static_cast<int>(r.integer(*n, s.child("channel"), 0, 999));
     if (const YAML::Node* n = s.get("component")) in.component = r.string(*n, s.child("component"), "a component name", false);
     if (const YAML::Node* n = s.get("scale")) in.scale = r.number(*n, s.child("scale"));
@@ -508,6 +513,12 @@ void read_inputs(const Reader& r, const YAML::Node& node, std::vector<InputConfi
     }
     if (in.synthetic == !in.file.empty()) {
       r.fail(value, path, "expected exactly one of 'file' (a recorded motion) or 'synthetic'");
+    }
+    for (const char* field : {"dt", "units"}) {
+      if (const YAML::Node* n = s.get(field); n != nullptr && in.synthetic)
+        r.fail(*n, s.child(field), std::string("expected no ") + field + " with 'synthetic' (dt and units "
+                                     "describe a recorded file that does not state them; a synthetic record "
+                                     "has synthetic.dt and m/s^2), got " + describe(*n));
     }
     inputs.push_back(in);
   }
@@ -784,14 +795,19 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
   return config;
 }
 
+std::string resolve_run_path(const RunConfig& config, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (path.empty() || p.is_absolute() || config.base_directory.empty()) return path;
+  return (std::filesystem::path(config.base_directory) / p).lexically_normal().string();
+}
+
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
   const std::string text = read_config_text(path, "run file");
   RunConfig config = parse_run_config(text, path, overrides);
   config.base_directory = std::filesystem::path(path).parent_path().string();
-  if (!config.model_file.empty() && std::filesystem::path(config.model_file).is_relative() &&
-      !config.base_directory.empty())
-    config.model_file =
-        (std::filesystem::path(config.base_directory) / config.model_file).lexically_normal().string();
+  // The same rule for a path written in the file and one given by --set: the overrides were
+  // applied to the tree before it was read, so both arrive here alike.
+  config.model_file = resolve_run_path(config, config.model_file);
   return config;
 }
 

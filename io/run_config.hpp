@@ -87,8 +87,13 @@ struct InitialConfig {
 /// recorded motion file, or a seeded synthetic filtered-noise record (docs/run-files.md).
 struct InputConfig {
   std::string name;             ///< the model's input name, e.g. "floor_x"
-  std::string file;             ///< recorded-motion file (relative paths: to the run file)
+  std::string file;             ///< recorded-motion file as written (resolve_run_path: relative to the run file)
   std::string format = "auto";  ///< see read_motion_file
+  /// `dt` and `units` of the entry: what the file may not state (MotionReadOptions): the sample
+  /// interval of plain values (0: not given) and the units of plain values, text-npts-dt and
+  /// CSV files ("": the format's default).
+  double record_dt = 0.0;
+  std::string units;
   int channel = -1;             ///< 0-based channel index; −1: by component, or the only one
   std::string component;        ///< select the channel whose component text matches
   double scale = 1.0;           ///< factor applied to the record (after unit conversion)
@@ -121,6 +126,11 @@ struct RunConfig {
   std::vector<std::string> overrides;  ///< the "key=value" overrides applied, in order
   std::string effective_yaml;  ///< the tree after overrides, re-emitted (for result metadata)
 };
+
+/// A path a run file names (a motion file, written in the file or given by --set): relative paths
+/// are relative to the run file's directory (config.base_directory), whoever wrote them. The
+/// model file is resolved so when the run file is loaded (RunConfig::model_file).
+std::string resolve_run_path(const RunConfig& config, const std::string& path);
 
 /// Reads the YAML run file at `path`, applies the "key=value" overrides in order, then
 /// validates every field. Throws InputError naming the file, line, field path, expected and

@@ -22,6 +22,7 @@
 #include "io/hdf5_writer.hpp"
 #include "io/model_builder.hpp"
 #include "io/motion.hpp"
+#include "io/motion_inspect.hpp"
 #include "io/output_grid.hpp"
 #include "io/staged_file.hpp"
 
@@ -147,12 +148,6 @@ void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q,
   apply(cfg.initial.v, v, "v");
 }
 
-std::string resolve_path(const RunConfig& cfg, const std::string& file) {
-  const std::filesystem::path p(file);
-  if (p.is_absolute() || cfg.base_directory.empty()) return file;
-  return (std::filesystem::path(cfg.base_directory) / p).string();
-}
-
 // The run's output grid; the reason of an invalid one becomes an InputError naming the run file.
 OutputGrid make_output_grid(const RunConfig& cfg, bool adaptive) {
   const std::optional<double> dt = adaptive ? std::nullopt : std::optional<double>(cfg.integrator.dt);
@@ -239,6 +234,17 @@ MotionChannel select_channel(const RunConfig& cfg, const InputConfig& in,
   return channels.front();
 }
 
+// What the run file says about a record that its file may not state, named as the run file
+// names it in messages ("inputs.floor_x.dt (run.yaml)").
+MotionReadOptions read_options(const RunConfig& cfg, const InputConfig& in) {
+  MotionReadOptions o;
+  o.dt = in.record_dt;
+  o.units = in.units;
+  o.dt_name = "inputs." + in.name + ".dt (" + cfg.source + ")";
+  o.units_name = "inputs." + in.name + ".units (" + cfg.source + ")";
+  return o;
+}
+
 // Reads or generates every input signal of the run file, scaled as asked.
 ModelInputs build_inputs(const RunConfig& cfg) {
   ModelInputs inputs;
@@ -248,8 +254,12 @@ ModelInputs build_inputs(const RunConfig& cfg) {
       const double duration = in.duration > 0.0 ? in.duration : cfg.time.end - cfg.time.start;
       motion = synthetic_filtered_noise(static_cast<std::uint64_t>(in.seed), duration, in.dt, in.tau);
     } else {
-      const std::string path = resolve_path(cfg, in.file);
-      motion = select_channel(cfg, in, read_motion_file(path, in.format), path);
+      const std::string path = resolve_run_path(cfg, in.file);
+      motion = select_channel(cfg, in, read_motion_file(path, in.format, read_options(cfg, in)), path);
+      // A vertical record on a horizontal floor input (or the reverse) runs, but is most likely
+      // a wrong channel or component choice.
+      if (const std::string w = input_orientation_warning(in.name, motion); !w.empty())
+        spdlog::warn("{}: {}", cfg.source, w);
     }
     if (in.peak > 0.0) motion = scale_to_peak(std::move(motion), in.peak);
     inputs.signals.emplace_back(in.name, to_signal(motion, in.scale));
@@ -266,7 +276,7 @@ std::vector<std::pair<std::string, std::string>> run_input_files(const RunConfig
   std::vector<std::pair<std::string, std::string>> inputs = {{"the run file", cfg.source}};
   if (!cfg.model_file.empty()) inputs.emplace_back("the model file", cfg.model_file);  // resolved on load
   for (const InputConfig& in : cfg.inputs) {
-    if (!in.synthetic) inputs.emplace_back("the motion file of input " + in.name, resolve_path(cfg, in.file));
+    if (!in.synthetic) inputs.emplace_back("the motion file of input " + in.name, resolve_run_path(cfg, in.file));
   }
   return inputs;
 }
@@ -529,7 +539,8 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
 
 }  // namespace
 
-RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text) {
+RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text, int keep_every) {
+  if (keep_every < 1) throw std::invalid_argument("run_to_files: keep_every must be >= 1");
   const RunConfig& cfg = run.config;
   const ResultLayout layout = make_layout(run, run_file_text);
   Hdf5ResultWriter h5(cfg.output.hdf5, layout, cfg.output.flush_rows, cfg.output.compression,
@@ -559,7 +570,9 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
   RunSummary summary;
   try {
     if (!cfg.output.csv.empty()) csv.emplace(cfg.output.csv, layout);
+    long sample_index = 0;
     summary = integrate(run, [&](const OutputSample& s) {
+      if (sample_index++ % keep_every != 0) return;  // decimated histories (sweeps)
       const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
                           s.residual_velocity, s.correction, s.energy,
                           s.outputs.size() > 0 ? s.outputs.data() : nullptr};

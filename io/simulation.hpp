@@ -75,8 +75,9 @@ using SampleSink = std::function<void(const OutputSample&)>;
 RunSummary integrate(const PreparedRun& run, const SampleSink& sink);
 
 /// prepare + integrate + stream to HDF5 (and CSV when configured), recording metadata.
-/// `run_file_text` is stored verbatim as an attribute.
-RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text);
+/// `run_file_text` is stored verbatim as an attribute. `keep_every` > 1 writes every n-th
+/// output row only (the peaks of the summary still see every row).
+RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text, int keep_every = 1);
 
 /// (role, path) of every file a run reads: the run file, its model file, its motion files —
 /// what no output may overwrite (refuse_same_files).

@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libsundials-dev libhdf5-dev hdf5-tools
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libyaml-cpp-dev
+  libcli11-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-matplotlib python3-h5py
   libmatio-dev octave python3-scipy
   clang libclang-rt-14-dev

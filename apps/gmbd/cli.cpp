@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "apps/gmbd/commands.hpp"
+#include "apps/gmbd/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "gmbd/version.hpp"
 
@@ -182,6 +183,13 @@ int run_cli(int argc, char** argv) {
   lin_cmd->add_flag("--plot", lin.plot, "Bode plot and mode-shape charts as PNG (python3-matplotlib)");
   lin_cmd->add_option("--plot-file", lin.plot_path, "Bode PNG path (default: HDF5 path with .png)");
 
+  MotionArgs motion;
+  auto* motion_cmd = add_motion_command(app, motion);  // apps/gmbd/motion_command.cpp
+  SweepArgs sweep;
+  auto* sweep_cmd = add_sweep_command(app, sweep);  // apps/gmbd/sweep_command.cpp
+  SweepReportArgs sweep_report;
+  auto* sweep_report_cmd = add_sweep_report_command(app, sweep_report);
+
   // Command-line errors exit with kUsage (2), whatever CLI11's own code for the kind of error.
   const auto usage_error = [&](const std::string& message, const std::string& command) {
     std::cerr << "gmbd: error: " << message << "\n"
@@ -245,6 +253,9 @@ int run_cli(int argc, char** argv) {
       return demo_command(demo);
     }
     if (*export_cmd) return export_command(export_h5, export_csv);
+    if (*motion_cmd) return motion_command(motion);
+    if (*sweep_cmd) return sweep_command(sweep);
+    if (*sweep_report_cmd) return sweep_report_command(sweep_report);
     if (*lin_cmd) {
       for (int i = 0; i < argc; ++i) lin.command_line += (i ? " " : "") + std::string(argv[i]);
       return linearize_command(lin);

@@ -28,6 +28,7 @@
 #include "io/simulation.hpp"
 #include "io/staged_file.hpp"
 #include "models/registry.hpp"
+#include "study/initial_conditions.hpp"
 
 namespace gmbd::cli {
 namespace fs = std::filesystem;
@@ -215,148 +216,9 @@ int run_command(const RunArgs& args) {
 // ---- drift study (gmbd drift): integrators × stabilisations × time steps × initial conditions ----
 namespace {
 
-// One value varied over the initial conditions of a drift study (--vary KEY[=LO:HI]): a
-// run-file key, and either a range or the file's value(s) scaled by a factor in [-1, 1].
-struct VariedValue {
-  std::string key;           // dotted run-file key, e.g. model.parameters.X0
-  std::vector<double> base;  // the file's value(s): scaled form
-  double lo = 0.0, hi = 0.0;
-  bool ranged = false;
-  bool list = false;         // written back as a YAML list
-};
-
-// Uniform numbers in [0, 1) from mt19937_64, whose sequence the C++ standard fixes (unlike
-// std::uniform_real_distribution's mapping), so one seed gives the same study everywhere.
-class UniformStream {
- public:
-  explicit UniformStream(std::uint64_t seed) : engine_(seed) {}
-  double next() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-
- private:
-  std::mt19937_64 engine_;
-};
-
-// `X0` → `model.parameters.X0`, as --set does for a key that is not a run-file section.
-std::string full_key(const std::string& key) {
-  if (key.find('.') != std::string::npos) return key;
-  const auto& sections = run_file_sections();
-  if (std::find(sections.begin(), sections.end(), key) != sections.end()) return key;
-  return "model.parameters." + key;
-}
-
-// The run file's value(s) of a key that the scaled form may vary; empty when it has none.
-std::vector<double> file_value(const RunConfig& base, const std::string& key) {
-  const std::string param = "model.parameters.";
-  if (key.rfind(param, 0) == 0) {
-    const std::string name = key.substr(param.size());
-    if (auto it = base.parameters.find(name); it != base.parameters.end()) return it->second;
-    if (!base.model_file.empty()) return {};  // model-file parameters: give a range
-    for (const auto& spec : find_model(base.model).parameters) {
-      if (spec.name == name) return spec.default_value;
-    }
-    return {};
-  }
-  for (const auto& [prefix, values] : {std::pair{std::string("initial.q."), &base.initial.q},
-                                       std::pair{std::string("initial.v."), &base.initial.v}}) {
-    if (key.rfind(prefix, 0) != 0) continue;
-    for (const auto& [name, value] : *values) {
-      if (prefix + name == key) return {value};
-    }
-  }
-  return {};
-}
-
-VariedValue parse_vary(const RunConfig& base, const std::string& text) {
-  VariedValue vv;
-  const auto eq = text.find('=');
-  vv.key = full_key(text.substr(0, eq));
-  if (eq != std::string::npos) {
-    const std::string range = text.substr(eq + 1);
-    const auto colon = range.find(':');
-    char* end = nullptr;
-    bool ok = colon != std::string::npos;
-    if (ok) {
-      vv.lo = std::strtod(range.c_str(), &end);
-      ok = end == range.c_str() + colon;
-      vv.hi = std::strtod(range.c_str() + colon + 1, &end);
-      ok = ok && *end == '\0' && std::isfinite(vv.lo) && std::isfinite(vv.hi) && vv.lo <= vv.hi;
-    }
-    if (!ok) {
-      throw UsageError("--vary " + text + ": expected KEY=LO:HI with finite numbers LO ≤ HI, got '" +
-                       range + "'");
-    }
-    vv.ranged = true;
-    return vv;
-  }
-  vv.base = file_value(base, vv.key);
-  if (vv.base.empty()) {
-    throw InputError("--vary " + text + ": " + base.source + " gives no value of '" + vv.key +
-                     "' to scale (model parameters, initial.q and initial.v can be scaled); give "
-                     "a range instead: --vary " + text + "=LO:HI");
-  }
-  vv.list = vv.base.size() > 1;
-  if (std::all_of(vv.base.begin(), vv.base.end(), [](double x) { return x == 0.0; })) {
-    spdlog::warn("--vary {}: its value in {} is 0, which scaling leaves at 0; give a range "
-                 "(--vary {}=LO:HI) to vary it", text, base.source, text);
-  }
-  return vv;
-}
-
-// Without --vary: every initial.q / initial.v entry of the run file, and every model parameter
-// the file gives that the catalogue marks as an initial condition (X0, theta_dot0, …).
-std::vector<VariedValue> default_varied_values(const RunConfig& base) {
-  std::vector<std::string> keys;
-  for (const auto& [name, value] : base.initial.q) keys.push_back("initial.q." + name);
-  for (const auto& [name, value] : base.initial.v) keys.push_back("initial.v." + name);
-  const std::vector<ParameterSpec> no_specs;
-  for (const auto& spec : base.model_file.empty() ? find_model(base.model).parameters : no_specs) {
-    if (base.parameters.count(spec.name) && spec.initial_condition) {
-      keys.push_back("model.parameters." + spec.name);
-    }
-  }
-  if (keys.empty()) {
-    throw InputError("--initial-conditions: " + base.source + " names no initial value to vary "
-                     "(no initial.q / initial.v entries, no initial-state model parameters); "
-                     "name them with --vary KEY or --vary KEY=LO:HI");
-  }
-  std::vector<VariedValue> out;
-  for (const auto& key : keys) out.push_back(parse_vary(base, key));
-  return out;
-}
-
-// One drawn initial condition: the --set overrides that make it, and its values for the CSV.
-struct InitialCondition {
-  std::vector<std::string> overrides;
-  std::vector<std::string> values;  // one text per varied value, as written in the override
-};
-
-std::string draw_value(const VariedValue& vv, UniformStream& u) {
-  if (vv.ranged) return fmt::format("{:.17g}", vv.lo + (vv.hi - vv.lo) * u.next());
-  std::string text = vv.list ? "[" : "";
-  for (size_t i = 0; i < vv.base.size(); ++i) {
-    text += fmt::format("{}{:.17g}", i ? ", " : "", vv.base[i] * (2.0 * u.next() - 1.0));
-  }
-  return vv.list ? text + "]" : text;
-}
-
-std::vector<InitialCondition> draw_initial_conditions(const std::vector<VariedValue>& varied, int n,
-                                                      std::uint64_t seed) {
-  UniformStream u(seed);
-  std::vector<InitialCondition> ics(static_cast<size_t>(n));
-  for (auto& ic : ics) {
-    for (const auto& vv : varied) {
-      ic.values.push_back(draw_value(vv, u));
-      ic.overrides.push_back(vv.key + "=" + ic.values.back());
-    }
-    // Scaled independent values rarely satisfy the constraints: project as initial.project does.
-    ic.overrides.emplace_back("initial.project=true");
-  }
-  return ics;
-}
-
 // The run configurations of the study: the file as is, or one per drawn initial condition.
 std::vector<RunConfig> study_configs(const DriftArgs& args, const RunConfig& base,
-                                     std::vector<VariedValue>* varied, std::vector<InitialCondition>* ics) {
+                                     std::vector<VariedValue>* varied, std::vector<DrawnInitialCondition>* ics) {
   if (args.initial_conditions < 1 || args.initial_conditions > 100000) {
     throw UsageError(fmt::format("--initial-conditions: expected 1 … 100000, got {}", args.initial_conditions));
   }
@@ -364,7 +226,10 @@ std::vector<RunConfig> study_configs(const DriftArgs& args, const RunConfig& bas
   if (args.vary.empty()) {
     *varied = default_varied_values(base);
   } else {
-    for (const auto& text : args.vary) varied->push_back(parse_vary(base, text));
+    for (const auto& text : args.vary) {
+      if (const auto error = vary_syntax_error(text)) throw UsageError(*error);  // a command-line error
+      varied->push_back(parse_varied_value(base, text));
+    }
   }
   *ics = draw_initial_conditions(*varied, args.initial_conditions, args.seed);
   std::vector<RunConfig> configs;
@@ -435,7 +300,7 @@ std::string csv_quote(const std::string& s) {
 
 // Runs one configuration of one cell, adds it to the cell and the per-IC table.
 void run_drift_case(const RunConfig& ic_config, const std::string& method, const std::string& stab,
-                    double dt, bool adaptive, size_t ic_index, const InitialCondition* ic,
+                    double dt, bool adaptive, size_t ic_index, const DrawnInitialCondition* ic,
                     DriftCell& cell, DriftOutputs& out) {
   RunConfig cfg = ic_config;
   cfg.integrator.method = method;
@@ -535,7 +400,7 @@ int drift_command(const DriftArgs& args) {
     }
   }
   std::vector<VariedValue> varied;
-  std::vector<InitialCondition> ics;
+  std::vector<DrawnInitialCondition> ics;
   const std::vector<RunConfig> configs = study_configs(args, base, &varied, &ics);
   DriftOutputs out;
   write_drift_headers(args, varied, out);

@@ -1,4 +1,4 @@
-// The gmbd sub-commands (run, drift, info, models, demo, export, linearize): argument structs and the
+// The gmbd sub-commands (run, drift, info, models, demo, export, linearize, motion): argument structs and the
 // functions that carry them out. Argument parsing lives in main.cpp; physics in the library.
 #pragma once
 
@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace gmbd::cli {
 
@@ -81,7 +85,21 @@ struct LinearizeArgs {
   double viscous_at = 0.0;           ///< Hz: equivalent viscous losses in the state space
 };
 
+/// gmbd motion FILE (apps/gmbd/motion_command.cpp): options bound by add_motion_command.
+struct MotionArgs {
+  std::string file;
+  std::string format = "auto";
+  double dt = 0.0;        ///< s; plain values only (0: not given)
+  std::string units;      ///< "": the format's default
+  bool plot = false;      ///< --plot given
+  std::string plot_path;  ///< --plot's PNG ("" = FILE stem + ".png" in the working directory)
+};
+
 int run_command(const RunArgs& args);
+/// Registers `gmbd motion` and its options on `app`, bound to `args`.
+CLI::App* add_motion_command(CLI::App& app, MotionArgs& args);
+/// gmbd motion: prints the record's format, channels, orientation, samples, units and peaks.
+int motion_command(const MotionArgs& args);
 /// gmbd linearize (apps/gmbd/linearize.cpp).
 int linearize_command(const LinearizeArgs& args);
 int drift_command(const DriftArgs& args);

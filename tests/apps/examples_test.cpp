@@ -33,9 +33,10 @@ std::vector<fs::path> example_files() {
   const fs::path root = fs::path(GMBD_SOURCE_DIR) / "examples";
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     // examples/models/ holds model files (used by the run files), not run files; the files of
-    // examples/linear/ and examples/suspensions/ are for gmbd linearize (checked below).
+    // examples/linear/ and examples/suspensions/ are for gmbd linearize, examples/sweeps/ holds
+    // sweep files (both checked below).
     const auto folder = entry.path().parent_path().filename();
-    if (folder == "models" || folder == "linear") continue;
+    if (folder == "models" || folder == "linear" || folder == "sweeps") continue;
     if (folder == "suspensions" && !is_time_domain_run(entry.path())) continue;
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
@@ -45,6 +46,29 @@ std::vector<fs::path> example_files() {
 
 using Result = gmbd::test::CommandResult;
 using gmbd::test::run_command;
+
+// Every sweep example plans (records read, channels assigned, run 0 prepared and timed); the
+// triaxial one also runs to the end with its report (24 short runs).
+TEST(Examples, EverySweepExamplePlansAndTheSmallOneRuns) {
+  const fs::path dir = fs::temp_directory_path() / "gmbd_sweep_examples_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(GMBD_SOURCE_DIR) / "examples" / "sweeps")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++count;
+    const Result r = run_command("cd '" + dir.string() + "' && '" GMBD_EXE "' sweep '" + entry.path().string() + "' --dry-run");
+    EXPECT_EQ(r.code, 0) << entry.path() << "\n" << r.output;
+    EXPECT_NE(r.output.find("estimated cost"), std::string::npos) << r.output;
+  }
+  EXPECT_GE(count, 2);
+  const std::string triaxial = std::string(GMBD_SOURCE_DIR) + "/examples/sweeps/ris_xyztheta_triaxial_study.yaml";
+  const Result r = run_command("cd '" + dir.string() + "' && '" GMBD_EXE "' sweep '" + triaxial + "' --no-plot");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("24 runs: 24 completed"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "ris_xyztheta_triaxial_study_report" / "ida_summary.csv"));
+  fs::remove_all(dir);
+}
 
 TEST(Examples, EveryExampleRunsAFewOutputIntervals) {
   const auto files = example_files();

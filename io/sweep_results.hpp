@@ -1,0 +1,95 @@
+// The sweep results file (HDF5): one row per run, laid out in full when the sweep starts and
+// filled in place as runs finish, so that a killed sweep leaves a readable, resumable file.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gmbd {
+
+/// Status of one run in the table.
+enum class SweepRunStatus : int { kPending = 0, kCompleted = 1, kFailed = 2 };
+
+/// How one run ended (what the runner reports and the table stores).
+struct SweepRunOutcome {
+  SweepRunStatus status = SweepRunStatus::kPending;
+  std::string message;  ///< failure message (at most 255 bytes are stored)
+  double wall_seconds = 0.0, end_time = 0.0;
+  long steps = 0, rejected_steps = 0;
+  double max_residual_position = 0.0, max_residual_velocity = 0.0, max_energy_error = 0.0;
+  std::vector<double> peak, peak_time;  ///< one per output
+};
+
+/// Everything in a sweep results file, in memory (per-run matrices row-major: run × column).
+struct SweepTable {
+  // provenance
+  std::string name, sweep_file, sweep_text, base_file, base_text, version, created, intensity_kind, intensity_unit;
+  std::vector<std::string> outputs, output_units, parameter_names, varied_keys;
+  std::vector<double> intensity_levels;
+  // records
+  std::vector<std::string> record_labels, record_files, record_formats, record_stations, record_events,
+      record_channels;
+  std::vector<double> record_dt, record_measure;
+  std::vector<long> record_points;
+  // runs: fixed by the plan
+  long runs = 0;
+  std::vector<std::string> keys;
+  std::vector<int> record, level, design, initial_condition;
+  std::vector<double> intensity, scale;
+  std::vector<double> parameters;      ///< runs × parameter_names
+  std::vector<double> initial_values;  ///< runs × varied_keys (NaN for list values)
+  // runs: results
+  std::vector<int> status;
+  std::vector<std::string> messages;
+  std::vector<double> wall_seconds, end_time, residual_position, residual_velocity, energy_error;
+  std::vector<long> steps, rejected_steps;
+  std::vector<double> peak, peak_time;  ///< runs × outputs
+
+  /// Sizes every per-run vector for `runs` rows (results pending, NaN peaks).
+  void resize_runs(long runs);
+  /// Copies the result columns of row `from` of `other` into row `to`.
+  void copy_result(long to, const SweepTable& other, long from);
+  /// Stores an outcome in row `run`.
+  void set_result(long run, const SweepRunOutcome& outcome);
+  long count(SweepRunStatus s) const;
+  /// Index of an output by name, −1 if absent.
+  int output_index(const std::string& output) const;
+};
+
+/// Reads a whole sweep results file. Throws InputError naming the file for a missing,
+/// unreadable or foreign file (not "GaussMBD sweep").
+SweepTable read_sweep_table(const std::string& path);
+
+/// Writes result rows into a sweep results file in place. Holds an exclusive lock
+/// ("<path>.lock") for its lifetime: a second sweep on the same file fails at once.
+class SweepResultsWriter {
+ public:
+  /// Creates `path` (replacing a file there) with every row of `table` — plan columns and
+  /// whatever results it already holds — written and flushed, and its storage allocated, so
+  /// that later rows change no file metadata. Throws InputError (unwritable path, lock held)
+  /// or std::runtime_error (disk full, naming the path).
+  static SweepResultsWriter create(const std::string& path, const SweepTable& table);
+  /// Opens an existing file for more rows (the caller checked that its plan is unchanged).
+  static SweepResultsWriter open(const std::string& path, const SweepTable& table);
+  ~SweepResultsWriter();
+  SweepResultsWriter(SweepResultsWriter&&) noexcept;
+  SweepResultsWriter& operator=(SweepResultsWriter&&) noexcept;
+
+  /// Writes row `run`'s results (status last) and flushes them to the operating system.
+  /// Throws std::runtime_error naming the file, the run and the reason (e.g. disk full);
+  /// every row written before stays.
+  void write(long run, const SweepRunOutcome& outcome);
+  /// Sets a root string attribute (e.g. "status").
+  void set_attribute(const std::string& name, const std::string& value);
+  /// fsync and close.
+  void close();
+
+ private:
+  struct Impl;
+  explicit SweepResultsWriter(std::unique_ptr<Impl> impl);
+  static void open_file(Impl& impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gmbd
