@@ -20,6 +20,7 @@
 #include "gmbd/version.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
+#include "io/motion_cache.hpp"
 #include "io/model_builder.hpp"
 #include "io/motion.hpp"
 #include "io/motion_inspect.hpp"
@@ -255,7 +256,7 @@ ModelInputs build_inputs(const RunConfig& cfg) {
       motion = synthetic_filtered_noise(static_cast<std::uint64_t>(in.seed), duration, in.dt, in.tau);
     } else {
       const std::string path = resolve_run_path(cfg, in.file);
-      motion = select_channel(cfg, in, read_motion_file(path, in.format, read_options(cfg, in)), path);
+      motion = select_channel(cfg, in, read_motion_file_cached(path, in.format, read_options(cfg, in)), path);
       // A vertical record on a horizontal floor input (or the reverse) runs, but is most likely
       // a wrong channel or component choice.
       if (const std::string w = input_orientation_warning(in.name, motion); !w.empty())

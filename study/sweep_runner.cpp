@@ -22,6 +22,7 @@
 
 #include "core/errors.hpp"
 #include "gmbd/version.hpp"
+#include "io/motion_cache.hpp"
 #include "io/simulation.hpp"
 
 #ifdef GMBD_HAVE_MPI
@@ -516,6 +517,11 @@ int sweep_mpi_size() {
 }
 
 SweepSummary run_sweep(const SweepPlan& plan, const SweepOptions& options) {
+  // Hundreds of runs read the same records: read each once (while unchanged on disk).
+  struct CacheOn {
+    CacheOn() { set_motion_file_cache(true); }
+    ~CacheOn() { set_motion_file_cache(false); }
+  } cache_on;
   if (sweep_mpi_size() <= 1) return run_sweep_local(plan, options, nullptr);
 #ifdef GMBD_HAVE_MPI
   int provided = 0;
