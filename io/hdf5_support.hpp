@@ -4,6 +4,9 @@
 
 #include <hdf5.h>
 
+#include <chrono>
+#include <ctime>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -150,6 +153,16 @@ inline hid_t create_staged_hdf5(const std::string& path) {
   }
   H5Pclose(fapl);
   return file;
+}
+
+/// The current time as ISO 8601 UTC, e.g. "2026-11-26T14:35:00Z" (the `created` attributes).
+inline std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
 }
 
 }  // namespace gmbd::hdf5_support

@@ -35,15 +35,8 @@ using hdf5_support::make_string_type;
 using hdf5_support::write_double_attribute;
 using hdf5_support::write_string_array_attribute;
 using hdf5_support::write_string_attribute;
+using hdf5_support::utc_timestamp;
 
-std::string utc_timestamp() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 /// Shortest text that reads back as exactly x ("0.05", not "0.050000000000000003").
 std::string format_value(double x) {

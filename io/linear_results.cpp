@@ -102,14 +102,6 @@ std::vector<std::string> names_of(const std::vector<std::string>& all, const std
   return out;
 }
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 /// Mode shapes of spatial bodies as small rotations (docs/suspensions.md §8): the angle
 /// increments (δψ, δθ, δφ) mapped to the space-frame rotation W_s δa = R W_b δa and the
@@ -298,7 +290,7 @@ void write_linear_hdf5(const std::string& path, const elements::AssembledModel& 
   LinearFile f(path);
   f.text(f.root(), "format", "gaussmbd-linear");
   f.number(f.root(), "format_version", 1);
-  f.text(f.root(), "created", utc_now());
+  f.text(f.root(), "created", hdf5_support::utc_timestamp());
   f.text(f.root(), "model_type", model.type());
   if (!meta.model_file.empty()) f.text(f.root(), "model_file", meta.model_file);
   if (!meta.model_file_text.empty()) f.text(f.root(), "model_file_text", meta.model_file_text);

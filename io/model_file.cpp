@@ -845,15 +845,7 @@ int column_of(const YAML::Node& node) {
   return node.Mark().is_null() ? 0 : node.Mark().column + 1;
 }
 
-/// How a node is shown as "got …" in messages.
-std::string describe(const YAML::Node& node) {
-  if (!node.IsDefined() || node.IsNull()) return "nothing (an empty value)";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  std::string text = node.Scalar();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return "'" + text + "'";
-}
+using io_detail::describe;  // how a node is shown as "got …" in messages
 
 using Pairs = std::vector<std::pair<YAML::Node, YAML::Node>>;
 

@@ -67,15 +67,7 @@ YAML::Mark mark_of(const YAML::Node& node) {
   return node.Mark();
 }
 
-/// How a node's value is shown as "got …" in messages.
-std::string describe(const YAML::Node& node) {
-  if (!node.IsDefined() || node.IsNull()) return "nothing (an empty value)";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  std::string text = node.Scalar();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return "'" + text + "'";
-}
+using io_detail::describe;  // how a node is shown as "got …" in messages
 
 const std::vector<std::string> kSections = {"name",          "description", "model",
                                             "initial",       "integrator",  "stabilization",

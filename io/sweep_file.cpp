@@ -20,14 +20,7 @@ namespace gmbd {
 namespace fs = std::filesystem;
 namespace {
 
-std::string describe(const YAML::Node& node) {
-  if (!node.IsDefined() || node.IsNull()) return "nothing (an empty value)";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  std::string text = node.Scalar();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return "'" + text + "'";
-}
+using io_detail::describe;  // how a node is shown as "got …" in messages
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -88,6 +81,16 @@ class SweepReader {
   std::string text(const YAML::Node& node, const std::string& field, const std::string& expected) const {
     if (!node.IsScalar() || node.Scalar().empty()) fail(node, field, "expected " + expected + ", got " + describe(node));
     return node.Scalar();
+  }
+
+  /// A list of non-empty texts (one text is a list of one when `single_allowed`).
+  std::vector<std::string> texts(const YAML::Node& node, const std::string& field, const std::string& expected,
+                                 bool single_allowed) const {
+    std::vector<std::string> out;
+    if (single_allowed && node.IsScalar()) return {text(node, field, expected)};
+    if (!node.IsSequence()) fail(node, field, "expected a list of " + expected + ", got " + describe(node));
+    for (size_t k = 0; k < node.size(); ++k) out.push_back(text(node[k], field + "[" + std::to_string(k) + "]", expected));
+    return out;
   }
 
   bool boolean(const YAML::Node& node, const std::string& field) const {
@@ -155,14 +158,7 @@ SweepRecordGroup read_record_group(const SweepReader& r, const YAML::Node& node,
   } else {
     r.keys(node, field, {"files", "channels", "input"});
     if (!node["files"]) r.fail(node, field, "expected 'files' (a file, a glob or a list of them)");
-    const YAML::Node files = node["files"];
-    if (files.IsSequence()) {
-      for (size_t k = 0; k < files.size(); ++k) {
-        group.patterns.push_back(r.text(files[k], field + ".files[" + std::to_string(k) + "]", "a file or glob"));
-      }
-    } else {
-      group.patterns.push_back(r.text(files, field + ".files", "a file or glob"));
-    }
+    group.patterns = r.texts(node["files"], field + ".files", "a file or glob", true);
     if (const YAML::Node ch = node["channels"]) {
       if (ch.IsMap()) {
         group.mode = "map";
@@ -223,12 +219,7 @@ void read_initial_conditions(const SweepReader& r, const YAML::Node& node, Sweep
   if (!node["count"]) r.fail(node, "initial_conditions", "expected 'count' (the number of drawn initial states)");
   ic.count = static_cast<int>(r.integer(node["count"], "initial_conditions.count", 1, 100000));
   if (node["seed"]) ic.seed = static_cast<std::uint64_t>(r.integer(node["seed"], "initial_conditions.seed", 0, 2147483647L));
-  if (const YAML::Node vary = node["vary"]) {
-    if (!vary.IsSequence()) r.fail(vary, "initial_conditions.vary", "expected a list of KEY or KEY=LO:HI, got " + describe(vary));
-    for (size_t k = 0; k < vary.size(); ++k) {
-      ic.vary.push_back(r.text(vary[k], "initial_conditions.vary[" + std::to_string(k) + "]", "KEY or KEY=LO:HI"));
-    }
-  }
+  if (const YAML::Node vary = node["vary"]) ic.vary = r.texts(vary, "initial_conditions.vary", "KEY or KEY=LO:HI", false);
 }
 
 void read_latin_hypercube(const SweepReader& r, const YAML::Node& node, SweepLatinHypercube& lhs) {
@@ -258,12 +249,7 @@ void read_statistics(const SweepReader& r, const YAML::Node& node, SweepStatisti
     }
   }
   if (const YAML::Node hz = node["hazard"]) st.hazard_file = r.path(r.text(hz, "statistics.hazard", "a CSV file"));
-  if (const YAML::Node io = node["ida_outputs"]) {
-    if (!io.IsSequence()) r.fail(io, "statistics.ida_outputs", "expected a list of output names, got " + describe(io));
-    for (size_t k = 0; k < io.size(); ++k) {
-      st.ida_outputs.push_back(r.text(io[k], "statistics.ida_outputs[" + std::to_string(k) + "]", "an output name"));
-    }
-  }
+  if (const YAML::Node io = node["ida_outputs"]) st.ida_outputs = r.texts(io, "statistics.ida_outputs", "output names", false);
 }
 
 void read_time_histories(const SweepReader& r, const YAML::Node& node, SweepTimeHistories& th) {

@@ -65,14 +65,6 @@ std::vector<std::string> unpack(const std::vector<char>& data, size_t bytes) {
   return out;
 }
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 /// The file, its datasets by name, and the writes and reads of whole columns or single rows.
 class H5Table {
@@ -448,7 +440,7 @@ SweepResultsWriter SweepResultsWriter::create(const std::string& path, const Swe
     attr("format", "GaussMBD sweep");
     attr("format_version", "1");
     attr("name", t.name);
-    attr("created", t.created.empty() ? utc_now() : t.created);
+    attr("created", t.created.empty() ? hdf5_support::utc_timestamp() : t.created);
     attr("program_version", t.version);
     attr("sweep_file", t.sweep_file);
     attr("sweep_file_text", t.sweep_text);

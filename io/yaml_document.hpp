@@ -63,4 +63,14 @@ inline YAML::Node load_one_document(const std::string& text, const std::string& 
   return first;
 }
 
+/// How a node's value is shown as "got …" in messages of run, model and sweep files.
+inline std::string describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing (an empty value)";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  std::string text = node.Scalar();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return "'" + text + "'";
+}
+
 }  // namespace gmbd::io_detail
