@@ -259,6 +259,14 @@ void read_time_histories(const SweepReader& r, const YAML::Node& node, SweepTime
   if (node["decimate"]) th.decimate = static_cast<int>(r.integer(node["decimate"], "time_histories.decimate", 1, 1000000));
 }
 
+YAML::Node load_sweep_yaml(const std::string& text, const std::string& source) {
+  try {
+    return io_detail::load_one_document(text, source, "sweep file");
+  } catch (const YAML::Exception& e) {
+    throw InputError(source + " line " + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
+  }
+}
+
 }  // namespace
 
 SweepSpec parse_sweep_file(const std::string& text, const std::string& source, const std::string& directory) {
@@ -266,12 +274,7 @@ SweepSpec parse_sweep_file(const std::string& text, const std::string& source, c
   spec.source = source;
   spec.text = text;
   const SweepReader r(source, directory);
-  YAML::Node root;
-  try {
-    root = io_detail::load_one_document(text, source, "sweep file");
-  } catch (const YAML::Exception& e) {
-    throw InputError(source + " line " + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
-  }
+  const YAML::Node root = load_sweep_yaml(text, source);
   if (!root.IsMap()) r.fail(root, "top level", "expected a mapping of sections (base, records, intensity, …), got " + describe(root));
   r.keys(root, "", {"name", "base", "records", "intensity", "initial_conditions", "parameters", "latin_hypercube",
                     "set", "statistics", "time_histories"});
@@ -322,12 +325,7 @@ SweepStatisticsSpec parse_sweep_statistics(const std::string& text, const std::s
                                            const std::string& directory) {
   SweepStatisticsSpec st;
   const SweepReader r(source, directory);
-  YAML::Node root;
-  try {
-    root = io_detail::load_one_document(text, source, "sweep file");
-  } catch (const YAML::Exception& e) {
-    throw InputError(source + " line " + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
-  }
+  const YAML::Node root = load_sweep_yaml(text, source);
   if (root.IsMap() && root["statistics"]) read_statistics(r, root["statistics"], st);
   return st;
 }
