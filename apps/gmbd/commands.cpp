@@ -28,6 +28,7 @@
 #include "io/simulation.hpp"
 #include "io/staged_file.hpp"
 #include "models/registry.hpp"
+#include "study/drift_study.hpp"
 #include "study/initial_conditions.hpp"
 
 namespace gmbd::cli {
@@ -105,14 +106,6 @@ std::string plot_script_for(const std::string& model_type) {
   return fs::exists(scripts_dir() / script) ? script : "plot_run.py";
 }
 
-// Rounds the output interval to a whole number of steps (at least one) and the end time down
-// to the step grid, so that every output time is reached by whole fixed steps.
-void align_output_grid(TimeConfig& time, double dt) {
-  const double per_output = std::max(1.0, std::round(time.output_interval / dt));
-  time.output_interval = per_output * dt;
-  const double steps = std::floor((time.end - time.start) / dt + 1e-9);
-  time.end = time.start + steps * dt;
-}
 
 }  // namespace
 
@@ -216,52 +209,6 @@ int run_command(const RunArgs& args) {
 // ---- drift study (gmbd drift): integrators × stabilisations × time steps × initial conditions ----
 namespace {
 
-// The run configurations of the study: the file as is, or one per drawn initial condition.
-std::vector<RunConfig> study_configs(const DriftArgs& args, const RunConfig& base,
-                                     std::vector<VariedValue>* varied, std::vector<DrawnInitialCondition>* ics) {
-  if (args.initial_conditions < 1 || args.initial_conditions > 100000) {
-    throw UsageError(fmt::format("--initial-conditions: expected 1 … 100000, got {}", args.initial_conditions));
-  }
-  if (args.initial_conditions == 1 && args.vary.empty()) return {base};
-  if (args.vary.empty()) {
-    *varied = default_varied_values(base);
-  } else {
-    for (const auto& text : args.vary) {
-      if (const auto error = vary_syntax_error(text)) throw UsageError(*error);  // a command-line error
-      varied->push_back(parse_varied_value(base, text));
-    }
-  }
-  *ics = draw_initial_conditions(*varied, args.initial_conditions, args.seed);
-  std::vector<RunConfig> configs;
-  for (const auto& ic : *ics) {
-    std::vector<std::string> overrides = args.overrides;
-    overrides.insert(overrides.end(), ic.overrides.begin(), ic.overrides.end());
-    configs.push_back(load_run_config(args.file, overrides));
-  }
-  return configs;
-}
-
-// Maxima over the runs of one (integrator, stabilisation, dt) cell.
-struct DriftMaxima {
-  double g = 0.0, gv = 0.0, energy = NAN, correction = 0.0;
-  void add(const RunSummary& s, double energy_error) {
-    g = std::max(g, s.max_position_residual);
-    gv = std::max(gv, s.max_velocity_residual);
-    energy = std::fmax(energy, energy_error);  // fmax ignores NaN (energy not conserved)
-    correction = std::max(correction, s.max_correction);
-  }
-};
-
-// One (integrator, stabilisation, dt) cell over all initial conditions. The maxima are over
-// the completed runs (over all runs when none completed), means per run.
-struct DriftCell {
-  DriftMaxima ok, all;
-  int runs = 0, failed = 0;
-  double steps = 0.0, rhs = 0.0, wall = 0.0;
-  std::string first_failure;
-  const DriftMaxima& maxima() const { return failed < runs ? ok : all; }
-};
-
 // The drift tables, written under "<name>.partial" (io/staged_file.hpp) and renamed when the
 // study ends or is interrupted: an earlier table of the same name survives a crash.
 struct DriftOutputs {
@@ -298,44 +245,13 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-// Runs one configuration of one cell, adds it to the cell and the per-IC table.
-void run_drift_case(const RunConfig& ic_config, const std::string& method, const std::string& stab,
-                    double dt, bool adaptive, size_t ic_index, const DrawnInitialCondition* ic,
-                    DriftCell& cell, DriftOutputs& out) {
-  RunConfig cfg = ic_config;
-  cfg.integrator.method = method;
-  cfg.integrator.dt = dt;
-  cfg.stabilization.method = stab;
-  // For adaptive methods the grid's dt is the largest step they may take; fixed-step
-  // methods need the output grid on their step grid.
-  if (adaptive) {
-    cfg.integrator.max_step = dt;
-  } else {
-    align_output_grid(cfg.time, dt);
-  }
-  RunSummary s;
-  try {
-    const PreparedRun run = prepare_run(cfg);
-    s = integrate(run, [](const OutputSample&) {});
-    if (!run.built.model->conserves_energy()) s.max_energy_error = NAN;
-  } catch (const NumericalError& e) {  // e.g. the projection of a drawn initial state
-    s.failure = fmt::format("preparing the run: {}", e.what());
-    s.max_energy_error = NAN;
-  }
-  ++cell.runs;
-  if (s.completed) {
-    cell.ok.add(s, s.max_energy_error);
-  } else if (cell.failed++ == 0) {
-    cell.first_failure = fmt::format("initial condition {}: {}", ic_index, s.failure);
-  }
-  cell.all.add(s, s.max_energy_error);
-  cell.steps += static_cast<double>(s.steps);
-  cell.rhs += static_cast<double>(s.rhs_evaluations);
-  cell.wall += s.wall_seconds;
+// One row of the per-run table.
+void write_per_run_row(const DriftRun& r, DriftOutputs& out) {
   if (!out.per_ic.is_open()) return;
-  out.per_ic << fmt::format("{},{},{:.17g},{}", method, stab, dt, ic_index);
-  if (ic != nullptr) {
-    for (const auto& v : ic->values) out.per_ic << "," << (v.find(',') == std::string::npos ? v : csv_quote(v));
+  const RunSummary& s = r.summary;
+  out.per_ic << fmt::format("{},{},{:.17g},{}", r.cell->method, r.cell->stabilization, r.cell->dt, r.initial_condition);
+  if (r.drawn != nullptr) {
+    for (const auto& v : r.drawn->values) out.per_ic << "," << (v.find(',') == std::string::npos ? v : csv_quote(v));
   }
   out.per_ic << fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{:.6f},{:.17g},{},{}\n",
                             s.initial_energy, s.max_position_residual, s.max_velocity_residual,
@@ -362,8 +278,10 @@ void write_drift_headers(const DriftArgs& args, const std::vector<VariedValue>& 
                 "max_correction,steps,rhs_evaluations,wall_seconds,end_time,status,failure\n";
 }
 
-void report_drift_cell(const std::string& method, const std::string& stab, double dt,
-                       const DriftCell& c, DriftOutputs& out) {
+void report_drift_cell(const DriftCell& c, DriftOutputs& out) {
+  const std::string& method = c.method;
+  const std::string& stab = c.stabilization;
+  const double dt = c.dt;
   const DriftMaxima& m = c.maxima();
   const double n = static_cast<double>(c.runs);
   std::string status = c.failed == 0 ? "ok" : fmt::format("failed {}/{}", c.failed, c.runs);
@@ -393,49 +311,47 @@ int drift_command(const DriftArgs& args) {
   check_output_directory(args.csv, "--csv");
   if (!args.per_ic_csv.empty()) check_output_directory(args.per_ic_csv, "--per-run-csv");
   if (!args.no_plot) check_output_directory(args.plot, "--plot");
-  const RunConfig base = load_run_config(args.file, args.overrides);
-  for (double dt : args.dts) {
+    for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {
       throw UsageError(fmt::format("--dt: expected positive time steps, got {}", dt));
     }
   }
-  std::vector<VariedValue> varied;
-  std::vector<DrawnInitialCondition> ics;
-  const std::vector<RunConfig> configs = study_configs(args, base, &varied, &ics);
+  if (args.initial_conditions < 1 || args.initial_conditions > 100000) {
+    throw UsageError(fmt::format("--initial-conditions: expected 1 … 100000, got {}", args.initial_conditions));
+  }
+  for (const auto& text : args.vary) {
+    if (const auto error = vary_syntax_error(text)) throw UsageError(*error);  // a command-line error
+  }
+  DriftStudySpec spec;
+  spec.run_file = args.file;
+  spec.overrides = args.overrides;
+  spec.dts = args.dts;
+  spec.stabilizations = args.stabilizations;
+  spec.integrators = args.integrators;
+  spec.initial_conditions = args.initial_conditions;
+  spec.seed = args.seed;
+  spec.vary = args.vary;
+  const DriftStudy study(spec);
   DriftOutputs out;
-  write_drift_headers(args, varied, out);
-  if (!ics.empty()) {
+  write_drift_headers(args, study.varied(), out);
+  if (!study.drawn().empty()) {
     std::string names;
-    for (const auto& vv : varied) names += (names.empty() ? "" : ", ") + vv.key;
+    for (const auto& vv : study.varied()) names += (names.empty() ? "" : ", ") + vv.key;
     std::cout << fmt::format("{} initial conditions (seed {}), varying {}; maxima over them, means per run\n",
-                             ics.size(), args.seed, names);
+                             study.drawn().size(), args.seed, names);
   }
   std::cout << fmt::format("{:<11} {:<14} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}  {}\n",
                            "method", "stabilization", "dt [s]", "max|g|", "max|g'|,|h|",
                            "max|dE| [J]", "max corr", "steps", "wall [s]", "status");
-  const size_t cells = args.integrators.size() * args.stabilizations.size() * args.dts.size();
+  const size_t cells = study.cells();
   size_t done = 0;
-  bool interrupted = false;
-  for (const auto& method : args.integrators) {
-    IntegratorOptions probe = base.integrator;
-    probe.method = method;
-    probe.dt = args.dts.front();  // the run file's dt (maybe 'auto') is replaced by --dt
-    const bool adaptive = make_integrator(probe)->adaptive();
-    for (const auto& stab : args.stabilizations) {
-      for (double dt : args.dts) {
-        if (interrupted) break;
-        DriftCell cell;
-        for (size_t k = 0; k < configs.size() && !interrupted; ++k) {
-          run_drift_case(configs[k], method, stab, dt, adaptive, k, ics.empty() ? nullptr : &ics[k], cell, out);
-          interrupted = stop_requested();
-        }
-        if (interrupted) break;  // an unfinished cell is not reported
-        report_drift_cell(method, stab, dt, cell, out);
-        spdlog::info("[{}/{}] {} {} dt={}: {} run(s), {} failed, {:.2f} s", ++done, cells, method, stab,
-                     dt, cell.runs, cell.failed, cell.wall);
-      }
-    }
-  }
+  const bool interrupted = !study.run([&](const DriftRun& r) { write_per_run_row(r, out); },
+                                      [&](const DriftCell& cell) {
+                                        report_drift_cell(cell, out);
+                                        spdlog::info("[{}/{}] {} {} dt={}: {} run(s), {} failed, {:.2f} s", ++done, cells,
+                                                     cell.method, cell.stabilization, cell.dt, cell.runs, cell.failed,
+                                                     cell.wall);
+                                      });
   const bool per_run_table = out.per_ic.is_open();
   out.commit();
   if (interrupted) {
