@@ -259,12 +259,18 @@ SweepRunOutcome execute_sweep_run(const SweepPlan& plan, long run, const std::st
     const RunSummary summary = history.empty() ? integrate(prepared, [](const OutputSample&) {})
                                                : run_to_files(prepared, cfg.effective_yaml, decimate);
     outcome = outcome_of(summary);
-    if (summary.interrupted) outcome.status = SweepRunStatus::kPending;  // not a result: rerun on resume
+    if (summary.interrupted) {  // not a result: rerun on resume
+      outcome.status = SweepRunStatus::kPending;
+      outcome.message.clear();
+    }
   } catch (const std::exception& e) {
-    // An unreadable record, a model that cannot be built with these parameters, a full disk
-    // for the histories: this run's result, not the sweep's end.
-    outcome.status = SweepRunStatus::kFailed;
-    outcome.message = e.what();
+    // An unreadable record or a model that cannot be built with these parameters: this run's
+    // result, not the sweep's end. A full disk under the histories is the sweep's: the run stays
+    // pending and the message stops the sweep (resumed once there is room).
+    const std::string what = e.what();
+    const bool disk_full = !history.empty() && what.find("No space left on device") != std::string::npos;
+    outcome.status = disk_full ? SweepRunStatus::kPending : SweepRunStatus::kFailed;
+    outcome.message = disk_full ? "time histories: " + what : what;
   }
   outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
@@ -412,7 +418,13 @@ SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options,
     auto batch = outcomes.take(std::chrono::duration<double>(wait), threads, &local_done);
     all_done = local_done;
     for (auto& [run, outcome] : batch) {
-      if (outcome.status == SweepRunStatus::kPending) continue;  // interrupted: stays pending
+      if (outcome.status == SweepRunStatus::kPending) {  // interrupted, or its history hit a full disk
+        if (!outcome.message.empty() && write_error.empty()) {
+          write_error = outcome.message;
+          work.stop();
+        }
+        continue;
+      }
       if (write_error.empty()) {
         try {
           writer.write(run, outcome);

@@ -185,4 +185,31 @@ TEST_F(SweepCli, AFullDiskIsAClearErrorAndTheSweepResumesOnceThereIsRoom) {
   EXPECT_HAS(room.output, "400 runs: 400 completed");
 }
 
+TEST_F(SweepCli, TimeHistoriesFillingTheDiskStopTheSweepResumably) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const fs::path small = dir_ / "small";
+  fs::create_directories(small);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=256k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << ")";
+  }
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{small};
+  // 12 runs, each history ≈ 40 KiB: the tmpfs fills up after a few.
+  write("s.yaml", sweep_text("[0.1, 0.2, 0.4]") + "time_histories: {enabled: true, directory: small/runs}\n");
+  const Result full = gmbd("sweep s.yaml --no-report -j 1");
+  EXPECT_EQ(full.code, 1) << full.output;
+  EXPECT_HAS(full.output, "No space left on device");
+  EXPECT_HAS(full.output, "run the same command to resume");
+  const gmbd::SweepTable partial = gmbd::read_sweep_table((dir_ / "s.h5").string());
+  EXPECT_GT(partial.count(gmbd::SweepRunStatus::kPending), 0);
+  EXPECT_EQ(partial.count(gmbd::SweepRunStatus::kFailed), 0) << "a full disk is not the runs' failure";
+  ASSERT_EQ(mount("tmpfs", small.c_str(), "tmpfs", MS_REMOUNT, "size=8m"), 0) << std::strerror(errno);
+  const Result room = gmbd("sweep s.yaml --no-report -j 2");
+  EXPECT_EQ(room.code, 0) << room.output;
+  EXPECT_HAS(room.output, "12 runs: 12 completed");
+  EXPECT_TRUE(fs::exists(small / "runs" / "run_000011.h5"));
+}
+
 }  // namespace
