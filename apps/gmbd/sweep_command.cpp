@@ -144,6 +144,8 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArgs& args) {
   cmd->add_flag("--no-report", args.no_report, "Skip the statistics tables and plots at the end");
   cmd->add_flag("--no-plot", args.no_plot, "Write the statistics tables but no PNG plots");
   cmd->add_option("--report-dir", args.report_dir, "Where the statistics go (default: <results stem>_report)");
+  cmd->add_option("--set", args.overrides,
+                  "Override a field of the base run file for every run: key=value (after the sweep file's set:)");
   return cmd;
 }
 
@@ -162,7 +164,9 @@ CLI::App* add_sweep_report_command(CLI::App& app, SweepReportArgs& args) {
 
 int sweep_command(const SweepArgs& args) {
   install_stop_signal_handlers();
-  SweepPlan plan(load_sweep_file(args.file));
+  SweepSpec spec = load_sweep_file(args.file);
+  spec.overrides.insert(spec.overrides.end(), args.overrides.begin(), args.overrides.end());
+  SweepPlan plan(std::move(spec));
   const std::string results = args.results.empty() ? default_results(plan) : args.results;
   if (args.dry_run) {
     print_plan(plan, 50);

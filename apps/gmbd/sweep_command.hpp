@@ -19,6 +19,7 @@ struct SweepArgs {
   bool no_report = false;
   bool no_plot = false;
   std::string report_dir;  ///< default "<results stem>_report"
+  std::vector<std::string> overrides;  ///< --set: run-file overrides after the sweep file's `set:`
 };
 
 struct SweepReportArgs {
