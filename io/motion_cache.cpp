@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -34,7 +35,9 @@ Cache& cache() {
 constexpr size_t kMaxSamples = size_t{64} << 20;
 
 std::string key_of(const std::string& path, const std::string& format, const MotionReadOptions& o) {
-  return path + '\n' + format + '\n' + std::to_string(o.dt) + '\n' + o.units;
+  char dt[32];
+  std::snprintf(dt, sizeof dt, "%.17g", o.dt);
+  return path + '\n' + format + '\n' + dt + '\n' + o.units;
 }
 
 bool same_file(const Entry& e, const struct stat& st) {
@@ -50,8 +53,11 @@ std::vector<MotionChannel> read_motion_file_cached(const std::string& path, cons
   const bool have_stat = ::stat(path.c_str(), &st) == 0;
   const std::string key = key_of(path, format, options);
   {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    if (!c.enabled || !have_stat) return read_motion_file(path, format, options);
+    std::unique_lock<std::mutex> lock(c.mutex);
+    if (!c.enabled || !have_stat) {
+      lock.unlock();  // plain reads are not serialised
+      return read_motion_file(path, format, options);
+    }
     if (auto it = c.entries.find(key); it != c.entries.end() && same_file(it->second, st)) {
       ++c.stats.hits;
       return it->second.channels;

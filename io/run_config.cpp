@@ -794,7 +794,11 @@ std::string resolve_run_path(const RunConfig& config, const std::string& path) {
 }
 
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
-  const std::string text = read_config_text(path, "run file");
+  return load_run_config_text(read_config_text(path, "run file"), path, overrides);
+}
+
+RunConfig load_run_config_text(const std::string& text, const std::string& path,
+                               const std::vector<std::string>& overrides) {
   RunConfig config = parse_run_config(text, path, overrides);
   config.base_directory = std::filesystem::path(path).parent_path().string();
   // The same rule for a path written in the file and one given by --set: the overrides were

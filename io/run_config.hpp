@@ -137,6 +137,11 @@ std::string resolve_run_path(const RunConfig& config, const std::string& path);
 /// actual value; a missing or unreadable file throws InputError naming the path.
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// As load_run_config for the text of the run file at `path`, read earlier (a sweep reads its
+/// base once, so that every run sees the same text whatever happens to the file meanwhile).
+RunConfig load_run_config_text(const std::string& text, const std::string& path,
+                               const std::vector<std::string>& overrides = {});
+
 /// As load_run_config for YAML text; `source` names it in messages (e.g. "<string>").
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& source,
                            const std::vector<std::string>& overrides = {});

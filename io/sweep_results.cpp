@@ -140,6 +140,13 @@ class H5Table {
   void flush() {
     if (H5Fflush(file_.get(), H5F_SCOPE_LOCAL) < 0) fail("cannot flush the file");
   }
+  /// fsync of the file's descriptor (the default sec2 driver).
+  void sync() {
+    void* handle = nullptr;
+    if (H5Fget_vfd_handle(file_.get(), H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
+      if (::fsync(*static_cast<int*>(handle)) != 0) fail("cannot sync the file to disk");
+    }
+  }
   hid_t file() const { return file_.get(); }
   Handle& handle() { return file_; }
   void close_groups() { groups_.clear(); }
@@ -153,6 +160,14 @@ class H5Table {
   std::string path_;
   std::vector<Handle> groups_;
 };
+
+void fsync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
 
 // ---- reading ------------------------------------------------------------------------------------
 
@@ -225,37 +240,32 @@ class H5Reader {
   std::string path_;
 };
 
-/// Exclusive advisory lock on "<path>.lock" for the writer's lifetime.
-class LockFile {
- public:
-  explicit LockFile(const std::string& path) : path_(path + ".lock") {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      throw InputError("sweep results '" + path + "': cannot create the lock file '" + path_ + "' (" +
-                       std::strerror(errno) + ")");
-    }
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-      throw InputError("sweep results '" + path + "': another sweep is writing it (lock '" + path_ +
-                       "' held); wait for it or give another -o");
-    }
-  }
-  ~LockFile() {
-    if (fd_ >= 0) {
-      ::unlink(path_.c_str());
-      ::close(fd_);
-    }
-  }
-  LockFile(const LockFile&) = delete;
-  LockFile& operator=(const LockFile&) = delete;
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
 
 }  // namespace
+
+// ---- the lock -----------------------------------------------------------------------------------
+
+// The lock file is never removed: removing it would let a third process lock a new file of the
+// name while a second one still waits on the old, and both would go ahead.
+SweepLock::SweepLock(const std::string& results) : path_(results + ".lock") {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw InputError("sweep results '" + results + "': cannot create the lock file '" + path_ + "' (" +
+                     std::strerror(errno) + ")");
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError("sweep results '" + results + "': another sweep is writing it (lock '" + path_ +
+                     "' held); wait for it or give another -o");
+  }
+}
+
+SweepLock::~SweepLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+SweepLock::SweepLock(SweepLock&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) { other.fd_ = -1; }
 
 // ---- SweepTable -----------------------------------------------------------------------------------
 
@@ -400,9 +410,10 @@ SweepTable read_sweep_table(const std::string& path) {
 // ---- writing ------------------------------------------------------------------------------------
 
 struct SweepResultsWriter::Impl {
-  std::unique_ptr<LockFile> lock;
+  std::unique_ptr<SweepLock> lock;
   std::unique_ptr<H5Table> table;
   std::string path;
+  size_t outputs = 0;  // columns of runs/peak
 };
 
 SweepResultsWriter::SweepResultsWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -416,14 +427,15 @@ SweepResultsWriter::~SweepResultsWriter() {
 SweepResultsWriter::SweepResultsWriter(SweepResultsWriter&&) noexcept = default;
 SweepResultsWriter& SweepResultsWriter::operator=(SweepResultsWriter&&) noexcept = default;
 
-SweepResultsWriter SweepResultsWriter::create(const std::string& path, const SweepTable& t) {
+SweepResultsWriter SweepResultsWriter::create(const std::string& path, const SweepTable& t, SweepLock lock) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  impl->lock = std::make_unique<LockFile>(path);
+  impl->lock = std::make_unique<SweepLock>(std::move(lock));
   const SilenceHdf5Errors silence;
   // Written under a temporary name and renamed: an earlier file of the name stays whole until
   // the new one is complete (a resume that re-lays out the table copies its rows first).
   const std::string temporary = path + ".new";
+  errno = 0;
   {
     Handle file(hdf5_support::create_staged_hdf5(temporary), H5Fclose);
     if (!file.valid()) {
@@ -490,8 +502,11 @@ SweepResultsWriter SweepResultsWriter::create(const std::string& path, const Swe
     h.close_groups();
     if (!h.handle().reset()) h.fail("cannot close the new file");
   }
+  // Durable before it replaces anything: a power cut leaves the old file or the whole new one.
+  fsync_path(temporary);
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
+  if (!ec) fsync_path(std::filesystem::absolute(path).parent_path().string());
   if (ec) throw std::runtime_error("sweep results '" + path + "': cannot rename '" + temporary + "' onto it (" + ec.message() + ")");
   open_file(*impl);
   return SweepResultsWriter(std::move(impl));
@@ -505,39 +520,65 @@ void SweepResultsWriter::open_file(Impl& impl) {
   if (!file.valid()) {
     throw InputError("sweep results '" + impl.path + "': cannot open for writing (" + hdf5_error_detail() + ")");
   }
+  {
+    Handle ds(H5Dopen2(file.get(), "runs/peak", H5P_DEFAULT), H5Dclose);
+    Handle space(ds.valid() ? H5Dget_space(ds.get()) : -1, H5Sclose);
+    hsize_t dims[2] = {0, 0};
+    if (!space.valid() || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2) {
+      throw InputError("sweep results '" + impl.path + "': no runs/peak table (a damaged file?)");
+    }
+    impl.outputs = dims[1];
+  }
   impl.table = std::make_unique<H5Table>(std::move(file), impl.path);
 }
 
-SweepResultsWriter SweepResultsWriter::open(const std::string& path, const SweepTable& /*table*/) {
+SweepResultsWriter SweepResultsWriter::open(const std::string& path, SweepLock lock) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  impl->lock = std::make_unique<LockFile>(path);
+  impl->lock = std::make_unique<SweepLock>(std::move(lock));
   open_file(*impl);
-  return SweepResultsWriter(std::move(impl));
+  SweepResultsWriter writer(std::move(impl));
+  writer.set_attribute("status", "running");
+  return writer;
 }
 
-void SweepResultsWriter::write(long run, const SweepRunOutcome& o) {
+void SweepResultsWriter::write(long run, const SweepRunOutcome& o) { write({{run, o}}); }
+
+void SweepResultsWriter::write(const std::vector<std::pair<long, SweepRunOutcome>>& batch) {
   if (!impl_ || !impl_->table) throw std::logic_error("SweepResultsWriter: write after close");
+  if (batch.empty()) return;
   const SilenceHdf5Errors silence;
   H5Table& h = *impl_->table;
   errno = 0;
   const Handle text = fixed_string_type(kTextBytes);
-  std::vector<char> message(kTextBytes, '\0');
-  const std::string clipped = clip(o.message, kTextBytes);
-  std::memcpy(message.data(), clipped.data(), clipped.size());
-  h.write_row("runs/message", text.get(), run, message.data());
-  h.write_row("runs/wall_seconds", H5T_NATIVE_DOUBLE, run, &o.wall_seconds);
-  h.write_row("runs/end_time", H5T_NATIVE_DOUBLE, run, &o.end_time);
-  h.write_row("runs/max_residual_position", H5T_NATIVE_DOUBLE, run, &o.max_residual_position);
-  h.write_row("runs/max_residual_velocity", H5T_NATIVE_DOUBLE, run, &o.max_residual_velocity);
-  h.write_row("runs/max_energy_error", H5T_NATIVE_DOUBLE, run, &o.max_energy_error);
-  h.write_row("runs/steps", H5T_NATIVE_LONG, run, &o.steps);
-  h.write_row("runs/rejected_steps", H5T_NATIVE_LONG, run, &o.rejected_steps);
-  if (!o.peak.empty()) h.write_row("runs/peak", H5T_NATIVE_DOUBLE, run, o.peak.data());
-  if (!o.peak_time.empty()) h.write_row("runs/peak_time", H5T_NATIVE_DOUBLE, run, o.peak_time.data());
-  // The status last: a row whose status says done has every other column written.
-  const int status = static_cast<int>(o.status);
-  h.write_row("runs/status", H5T_NATIVE_INT, run, &status);
+  const size_t outputs = impl_->outputs;
+  for (const auto& [run, o] : batch) {
+    std::vector<char> message(kTextBytes, '\0');
+    const std::string clipped = clip(o.message, kTextBytes);
+    std::memcpy(message.data(), clipped.data(), clipped.size());
+    h.write_row("runs/message", text.get(), run, message.data());
+    h.write_row("runs/wall_seconds", H5T_NATIVE_DOUBLE, run, &o.wall_seconds);
+    h.write_row("runs/end_time", H5T_NATIVE_DOUBLE, run, &o.end_time);
+    h.write_row("runs/max_residual_position", H5T_NATIVE_DOUBLE, run, &o.max_residual_position);
+    h.write_row("runs/max_residual_velocity", H5T_NATIVE_DOUBLE, run, &o.max_residual_velocity);
+    h.write_row("runs/max_energy_error", H5T_NATIVE_DOUBLE, run, &o.max_energy_error);
+    h.write_row("runs/steps", H5T_NATIVE_LONG, run, &o.steps);
+    h.write_row("runs/rejected_steps", H5T_NATIVE_LONG, run, &o.rejected_steps);
+    // Exactly one value per output column, NaN where the run has none.
+    std::vector<double> peak(outputs, kNaN), peak_time(outputs, kNaN);
+    for (size_t k = 0; k < outputs && k < o.peak.size(); ++k) peak[k] = o.peak[k];
+    for (size_t k = 0; k < outputs && k < o.peak_time.size(); ++k) peak_time[k] = o.peak_time[k];
+    h.write_row("runs/peak", H5T_NATIVE_DOUBLE, run, peak.data());
+    h.write_row("runs/peak_time", H5T_NATIVE_DOUBLE, run, peak_time.data());
+  }
+  // The statuses only once the rest is on the disk: after a power cut a row either says it is
+  // done with all its columns there, or is still pending.
+  h.flush();
+  h.sync();
+  for (const auto& [run, o] : batch) {
+    const int status = static_cast<int>(o.status);
+    h.write_row("runs/status", H5T_NATIVE_INT, run, &status);
+  }
   h.flush();
 }
 

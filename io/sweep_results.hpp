@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -61,24 +62,43 @@ struct SweepTable {
 /// unreadable or foreign file (not "GaussMBD sweep").
 SweepTable read_sweep_table(const std::string& path);
 
-/// Writes result rows into a sweep results file in place. Holds an exclusive lock
-/// ("<path>.lock") for its lifetime: a second sweep on the same file fails at once.
+/// An exclusive advisory lock on "<results>.lock" (flock; the file stays): taken before an
+/// existing results file is read and held by the writer for the sweep's lifetime, so that a
+/// second sweep on the same results fails at once.
+class SweepLock {
+ public:
+  /// Throws InputError naming the results file when the lock is held or cannot be created.
+  explicit SweepLock(const std::string& results);
+  ~SweepLock();
+  SweepLock(SweepLock&& other) noexcept;
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+  SweepLock& operator=(SweepLock&&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+/// Writes result rows into a sweep results file in place, holding its lock.
 class SweepResultsWriter {
  public:
   /// Creates `path` (replacing a file there) with every row of `table` — plan columns and
   /// whatever results it already holds — written and flushed, and its storage allocated, so
   /// that later rows change no file metadata. Throws InputError (unwritable path, lock held)
   /// or std::runtime_error (disk full, naming the path).
-  static SweepResultsWriter create(const std::string& path, const SweepTable& table);
+  static SweepResultsWriter create(const std::string& path, const SweepTable& table, SweepLock lock);
   /// Opens an existing file for more rows (the caller checked that its plan is unchanged).
-  static SweepResultsWriter open(const std::string& path, const SweepTable& table);
+  static SweepResultsWriter open(const std::string& path, SweepLock lock);
   ~SweepResultsWriter();
   SweepResultsWriter(SweepResultsWriter&&) noexcept;
   SweepResultsWriter& operator=(SweepResultsWriter&&) noexcept;
 
-  /// Writes row `run`'s results (status last) and flushes them to the operating system.
-  /// Throws std::runtime_error naming the file, the run and the reason (e.g. disk full);
-  /// every row written before stays.
+  /// Writes the rows' results, fsyncs, then writes their statuses: after a crash or power cut a
+  /// row is either complete or still pending. Peaks are stored one per output column (NaN where
+  /// an outcome has fewer). Throws std::runtime_error naming the file, the run and the reason
+  /// (e.g. disk full); every row written before stays.
+  void write(const std::vector<std::pair<long, SweepRunOutcome>>& batch);
   void write(long run, const SweepRunOutcome& outcome);
   /// Sets a root string attribute (e.g. "status").
   void set_attribute(const std::string& name, const std::string& value);

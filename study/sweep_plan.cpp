@@ -161,7 +161,7 @@ std::uint64_t fnv1a(const std::string& bytes, std::uint64_t h) {
 }
 
 SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
-  const RunConfig base = load_run_config(spec_.base, spec_.overrides);
+  const RunConfig base = load_run_config_text(spec_.base_text, spec_.base, spec_.overrides);
   for (size_t g = 0; g < spec_.records.size(); ++g) {
     const size_t before = records_.size();
     for (const auto& file : spec_.records[g].files) {
@@ -216,10 +216,14 @@ SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
   // Initial conditions: the base file's state, or seeded draws.
   if (spec_.initial_conditions.count > 0) {
     std::vector<VariedValue> varied;
-    if (spec_.initial_conditions.vary.empty()) {
-      varied = default_varied_values(base);
-    } else {
-      for (const auto& text : spec_.initial_conditions.vary) varied.push_back(parse_varied_value(base, text));
+    try {
+      if (spec_.initial_conditions.vary.empty()) {
+        varied = default_varied_values(base);
+      } else {
+        for (const auto& text : spec_.initial_conditions.vary) varied.push_back(parse_varied_value(base, text));
+      }
+    } catch (const InputError& e) {
+      throw InputError(spec_.source + ": initial_conditions.vary: " + e.what());
     }
     for (const auto& v : varied) varied_keys_.push_back(v.key);
     for (auto& ic : draw_initial_conditions(varied, spec_.initial_conditions.count, spec_.initial_conditions.seed)) {
@@ -230,8 +234,20 @@ SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
     ic_overrides_.emplace_back();
     ic_values_.emplace_back();
   }
+  // Everything every run depends on besides its own axes: the base text and overrides, and the
+  // bytes of the files the base names that the sweep does not replace (a model file, inputs the
+  // records do not drive).
   std::string base_identity = spec_.base_text;
   for (const auto& o : spec_.overrides) base_identity += "\n" + o;
+  if (!base.model_file.empty()) base_identity += fmt::format("\nmodel {:016x}", file_hash(base.model_file));
+  for (const auto& in : base.inputs) {
+    const bool replaced = std::any_of(records_.begin(), records_.end(), [&](const SweepRecord& r) {
+      return std::any_of(r.channels.begin(), r.channels.end(), [&](const SweepChannel& c) { return c.input == in.name; });
+    });
+    if (!replaced && !in.file.empty()) {
+      base_identity += fmt::format("\ninput {} {:016x}", in.name, file_hash(resolve_run_path(base, in.file)));
+    }
+  }
   base_hash_ = fnv1a(base_identity);
   if (size() == 0) throw InputError(spec_.source + ": the sweep has no runs");
   if (size() > 100000000L) {
@@ -286,7 +302,7 @@ std::vector<std::string> SweepPlan::overrides(long run) const {
 }
 
 RunConfig SweepPlan::config(long run) const {
-  RunConfig cfg = load_run_config(spec_.base, overrides(run));
+  RunConfig cfg = load_run_config_text(spec_.base_text, spec_.base, overrides(run));
   if (records_.empty()) return cfg;
   const SweepRecord& record = records_[static_cast<size_t>(index(run).record)];
   const double factor = scale(run);
@@ -305,6 +321,10 @@ RunConfig SweepPlan::config(long run) const {
     in.scale = factor;
     in.peak = 0.0;
     in.synthetic = false;
+    // The record is read as the plan read it (its own header's dt and units), not with what the
+    // base run file says about the record it named.
+    in.record_dt = 0.0;
+    in.units.clear();
   }
   return cfg;
 }

@@ -4,6 +4,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -70,6 +71,25 @@ std::vector<std::string> default_ida_outputs(const SweepTable& t) {
 }
 
 }  // namespace
+
+void check_sweep_statistics(const SweepStatisticsSpec& statistics, const std::vector<std::string>& outputs,
+                            const std::string& source) {
+  std::string names;
+  for (const auto& o : outputs) names += (names.empty() ? "" : ", ") + o;
+  const auto known = [&](const std::string& output, const std::string& field) {
+    if (std::find(outputs.begin(), outputs.end(), output) == outputs.end()) {
+      throw InputError(source + ": " + field + ": the model has no output '" + output + "'; it has: " + names);
+    }
+  };
+  for (const auto& [output, values] : statistics.thresholds) {
+    known(output, "statistics.thresholds." + output);
+    for (double v : values) {
+      if (!std::isfinite(v)) throw InputError(source + ": statistics.thresholds." + output + ": expected finite numbers");
+    }
+  }
+  for (const auto& output : statistics.ida_outputs) known(output, "statistics.ida_outputs");
+  if (!statistics.hazard_file.empty()) read_hazard_curve(statistics.hazard_file);
+}
 
 SweepReport write_sweep_report(const SweepTable& t, const SweepReportOptions& options) {
   namespace fs = std::filesystem;

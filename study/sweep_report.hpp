@@ -20,6 +20,12 @@ struct SweepReport {
   std::vector<std::string> lines;    ///< the summary, one line each (medians, fits, rates)
 };
 
+/// Checks, before any run, what the report will need: every threshold and IDA output is one
+/// of `outputs`, every threshold finite, the hazard curve readable. Throws InputError naming
+/// `source`, the field and the outputs there are.
+void check_sweep_statistics(const SweepStatisticsSpec& statistics, const std::vector<std::string>& outputs,
+                            const std::string& source);
+
 /// Writes ida_<output>.csv (one row per run: design, sample, level, intensity, peak),
 /// ida_summary.csv (median, 16/84 % per output, design and level), fragility.csv (counts,
 /// observed fraction, fitted probability, θ, β per output, threshold, design, level) and,

@@ -2,6 +2,7 @@
 // dropped runs), worker threads drawing run indices dynamically, outcomes written by one thread.
 #include "study/sweep_runner.hpp"
 
+#include <hdf5.h>
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -88,27 +89,31 @@ TableStart start_table(SweepTable fresh, const std::string& path) {
     start.table = std::move(old);
     return start;
   }
+  // Another study's results are not ours to re-lay out (its finished runs would be dropped).
+  if (old.name != start.table.name && old.sweep_file != start.table.sweep_file) {
+    throw InputError("sweep results '" + path + "' belong to another sweep ('" + old.name + "', from " + old.sweep_file +
+                     "); give another -o, or remove the file to start afresh");
+  }
   // A changed sweep: match finished runs by key (a key changes with anything the run depends on).
   start.resume.relaid = true;
   std::unordered_map<std::string, long> finished;
   for (long r = 0; r < old.runs; ++r) {
     if (old.status[static_cast<size_t>(r)] != static_cast<int>(SweepRunStatus::kPending)) finished[old.keys[static_cast<size_t>(r)]] = r;
   }
-  std::unordered_map<std::string, bool> old_keys;
-  for (const auto& k : old.keys) old_keys[k] = true;
-  long matched = 0;
+  std::unordered_map<std::string, bool> new_keys;
   for (long r = 0; r < start.table.runs; ++r) {
     const std::string& key = start.table.keys[static_cast<size_t>(r)];
+    new_keys[key] = true;
     if (auto it = finished.find(key); it != finished.end()) {
       start.table.copy_result(r, old, it->second);
-      ++matched;
-    } else if (!old_keys.count(key)) {
+      ++start.resume.kept;
+    } else {
       ++start.resume.added;
     }
   }
-  start.resume.kept = matched;
-  start.resume.dropped = static_cast<long>(finished.size()) - matched;
-  start.resume.changed = start.table.runs - matched - start.resume.added;
+  for (const auto& [key, row] : finished) {
+    if (!new_keys.count(key)) ++start.resume.dropped;
+  }
   if (old.sweep_text != start.table.sweep_text) start.resume.notes.push_back("the sweep file changed");
   if (old.base_text != start.table.base_text) start.resume.notes.push_back("the base run file changed (every run depends on it)");
   if (old.outputs != start.table.outputs) start.resume.notes.push_back("the model's outputs changed");
@@ -179,7 +184,8 @@ std::string history_path(const SweepPlan& plan, const std::string& results, long
     const std::filesystem::path r(results);
     dir = r.parent_path() / (r.stem().string() + "_runs");
   }
-  return (dir / fmt::format("run_{:06d}.h5", run)).string();
+  // Named by key, not by position: a re-laid-out table moves kept runs to other rows.
+  return (dir / ("run_" + plan.key(run) + ".h5")).string();
 }
 
 }  // namespace
@@ -239,6 +245,22 @@ SweepTable make_sweep_table(const SweepPlan& plan, const std::vector<std::pair<s
 }
 
 std::vector<std::pair<std::string, std::string>> sweep_outputs(const SweepPlan& plan) {
+  // One run per distinct set of driven inputs is prepared: an input the model does not take, a
+  // parameter it does not have, fail here, before anything is written.
+  std::vector<std::string> seen;
+  const long per_record = plan.size() / std::max<long>(1, static_cast<long>(plan.records().size()));
+  for (size_t r = 0; r < plan.records().size(); ++r) {
+    std::string inputs;
+    for (const auto& c : plan.records()[r].channels) inputs += c.input + ",";
+    if (std::find(seen.begin(), seen.end(), inputs) != seen.end()) continue;
+    seen.push_back(inputs);
+    const long run = static_cast<long>(r) * per_record;
+    try {
+      prepare_run(plan.config(run));
+    } catch (const InputError& e) {
+      throw InputError(plan.spec().source + ": run " + std::to_string(run) + " (" + plan.describe(run) + "): " + e.what());
+    }
+  }
   const PreparedRun run = prepare_run(plan.config(0));
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& q : run.built.model->output_quantities()) out.emplace_back(q.name, q.unit);
@@ -373,11 +395,12 @@ class RemoteRanks {
 
 SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options, RemoteRanks* remote) {
   const auto outputs = sweep_outputs(plan);
+  SweepLock lock(options.results);  // before the earlier file is read: nobody changes it meanwhile
   TableStart start = start_table(make_sweep_table(plan, outputs), options.results);
   SweepTable& table = start.table;
   if (options.resumed) options.resumed(start.resume);
-  SweepResultsWriter writer = start.reopen ? SweepResultsWriter::open(options.results, table)
-                                           : SweepResultsWriter::create(options.results, table);
+  SweepResultsWriter writer = start.reopen ? SweepResultsWriter::open(options.results, std::move(lock))
+                                           : SweepResultsWriter::create(options.results, table, std::move(lock));
   std::vector<long> pending;
   for (long r = 0; r < table.runs; ++r) {
     if (table.status[static_cast<size_t>(r)] == static_cast<int>(SweepRunStatus::kPending)) pending.push_back(r);
@@ -387,13 +410,29 @@ SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options,
   summary.resume = start.resume;
   for (const auto& [name, unit] : outputs) summary.outputs.push_back(name);
 
-  const int threads = std::max(1, std::min<int>(options.threads > 0 ? options.threads
-                                                                     : static_cast<int>(std::thread::hardware_concurrency()),
-                                                static_cast<int>(std::max<size_t>(pending.size(), 1))));
+  const SweepTimeHistories& th = plan.spec().time_histories;
+  int threads = std::max(1, std::min<int>(options.threads > 0 ? options.threads
+                                                               : static_cast<int>(std::thread::hardware_concurrency()),
+                                          static_cast<int>(std::max<size_t>(pending.size(), 1))));
+  // Histories are written by the workers while this thread writes the table: concurrent HDF5
+  // calls need a thread-safe HDF5 library (Debian's serial one is; its MPI build is not).
+  hbool_t threadsafe = 0;
+  H5is_library_threadsafe(&threadsafe);
+  if (th.enabled && !threadsafe && threads > 1) threads = 1;
   WorkQueue work(pending);
   OutcomeQueue outcomes;
-  const SweepTimeHistories& th = plan.spec().time_histories;
   std::vector<std::thread> workers;
+  // However the coordinating loop ends, the workers are told to stop and joined.
+  struct JoinWorkers {
+    WorkQueue& work;
+    std::vector<std::thread>& workers;
+    ~JoinWorkers() {
+      work.stop();
+      for (auto& t : workers) {
+        if (t.joinable()) t.join();
+      }
+    }
+  } join_workers{work, workers};
   for (int w = 0; w < threads; ++w) {
     workers.emplace_back([&] {
       for (long run = work.next(); run >= 0; run = work.next()) {
@@ -416,7 +455,10 @@ SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options,
     const double wait = remote != nullptr ? 0.002 : std::max(0.05, options.progress_interval);
     bool local_done = false;
     auto batch = outcomes.take(std::chrono::duration<double>(wait), threads, &local_done);
+    // Local threads done, other ranks still running: take() no longer waits, so this thread would spin.
+    if (local_done && batch.empty() && remote != nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     all_done = local_done;
+    std::vector<std::pair<long, SweepRunOutcome>> finished;
     for (auto& [run, outcome] : batch) {
       if (outcome.status == SweepRunStatus::kPending) {  // interrupted, or its history hit a full disk
         if (!outcome.message.empty() && write_error.empty()) {
@@ -425,23 +467,28 @@ SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options,
         }
         continue;
       }
-      if (write_error.empty()) {
-        try {
-          writer.write(run, outcome);
-        } catch (const std::exception& e) {
-          write_error = e.what();
-          work.stop();  // nothing more can be recorded: let the running runs end, start none
-          continue;
-        }
-      } else {
-        continue;
+      finished.emplace_back(run, std::move(outcome));
+    }
+    if (!finished.empty() && write_error.empty()) {
+      try {
+        writer.write(finished);
+      } catch (const std::exception& e) {
+        write_error = e.what();
+        work.stop();  // nothing more can be recorded: let the running runs end, start none
+        finished.clear();
       }
+    } else {
+      finished.clear();
+    }
+    for (const auto& [run, outcome] : finished) {
       table.set_result(run, outcome);
       ++progress.done;
       ++progress.this_session;
       if (outcome.status == SweepRunStatus::kFailed) ++progress.failed;
       progress.last = plan.describe(run) + (outcome.status == SweepRunStatus::kFailed ? ": " + outcome.message : "");
       progress.last_failed = outcome.status == SweepRunStatus::kFailed;
+      // Every failure reaches the progress callback (which prints the first ones).
+      if (progress.last_failed && options.progress) options.progress(progress);
     }
     const auto now = std::chrono::steady_clock::now();
     progress.elapsed = std::chrono::duration<double>(now - started).count();
@@ -449,11 +496,13 @@ SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options,
     progress.eta_seconds = progress.runs_per_second > 0
                                ? static_cast<double>(progress.total - progress.done) / progress.runs_per_second
                                : kNaN;
-    if (options.progress && (!batch.empty() || now - last_report >= std::chrono::duration<double>(options.progress_interval))) {
+    progress.last_failed = false;
+    if (options.progress && (!finished.empty() || now - last_report >= std::chrono::duration<double>(options.progress_interval))) {
       options.progress(progress);
       last_report = now;
     }
   }
+  work.stop();
   for (auto& t : workers) t.join();
   summary.ran = progress.this_session;
   summary.completed = table.count(SweepRunStatus::kCompleted);
@@ -486,6 +535,7 @@ SweepSummary run_sweep_worker_rank(const SweepPlan& plan, const SweepOptions& op
     pool.emplace_back([&, w] {
       for (;;) {
         long run = -1;
+        if (stop_requested()) break;  // interrupted here: ask for no more runs
         {
           std::lock_guard<std::mutex> lock(mpi);
           MPI_Send(&w, 1, MPI_INT, 0, kRequest, MPI_COMM_WORLD);
@@ -513,10 +563,20 @@ SweepSummary run_sweep_worker_rank(const SweepPlan& plan, const SweepOptions& op
 #endif
 
 int sweep_mpi_rank() {
+#ifdef GMBD_HAVE_MPI
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
     if (const char* v = std::getenv(name)) return std::atoi(v);
   }
+#endif
   return 0;
+}
+
+bool sweep_mpi_available() {
+#ifdef GMBD_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
 }
 
 int sweep_mpi_size() {
@@ -544,6 +604,22 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepOptions& options) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Every rank planned on its own: the plans must be the same run for run (same files, same
+  // records on every machine), or results would land in other runs' rows.
+  std::string all_keys;
+  for (long run = 0; run < plan.size(); ++run) all_keys += plan.key(run);
+  unsigned long long mine = fnv1a(all_keys), rank0 = mine;
+  MPI_Bcast(&rank0, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  int differs = mine != rank0 ? 1 : 0, any_differs = 0;
+  MPI_Allreduce(&differs, &any_differs, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_differs) {
+    if (differs) {
+      std::fprintf(stderr, "error: rank %d planned a different sweep than rank 0 (its records or base run file differ: "
+                   "every rank must see the same files)\n", rank);
+    }
+    MPI_Finalize();
+    throw InputError("the MPI ranks planned different sweeps (records or base run file differ between them); nothing was run");
+  }
   SweepSummary summary;
   if (rank == 0) {
     // Every rank waits on rank 0: a failure here (lock held, unwritable file, full disk) must

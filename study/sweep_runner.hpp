@@ -28,10 +28,9 @@ struct SweepProgress {
 struct SweepResume {
   bool existing = false;     ///< a results file was there
   bool relaid = false;       ///< its plan differed: the table was laid out anew
-  long kept = 0;             ///< finished runs taken over
-  long changed = 0;          ///< runs whose definition changed (recomputed)
-  long added = 0;            ///< runs not in the earlier file
-  long dropped = 0;          ///< finished runs of the earlier file no longer in the sweep
+  long kept = 0;             ///< finished runs taken over (their key is unchanged)
+  long added = 0;            ///< runs to compute: new, or with a changed definition (new key)
+  long dropped = 0;          ///< finished runs of the earlier file whose key is no longer in the sweep
   std::vector<std::string> notes;  ///< what changed, for the user
 };
 
@@ -83,6 +82,8 @@ SweepSummary run_sweep(const SweepPlan& plan, const SweepOptions& options);
 /// (default 1 per rank under MPI). The file is the same, row for row, as a threaded run's.
 int sweep_mpi_rank();
 int sweep_mpi_size();
+/// True when GaussMBD was built with MPI.
+bool sweep_mpi_available();
 
 /// The outputs (name, unit) of the plan's first run: builds it without integrating.
 std::vector<std::pair<std::string, std::string>> sweep_outputs(const SweepPlan& plan);

@@ -117,9 +117,10 @@ void print_resume(const SweepResume& r, const std::string& results) {
   }
   std::string why;
   for (const auto& n : r.notes) why += (why.empty() ? "" : "; ") + n;
-  std::cout << fmt::format("{} was written by a different sweep ({}): keeping {} finished runs whose definition is "
-                           "unchanged, computing {} changed and {} new runs; {} earlier runs are no longer in the sweep\n",
-                           results, why.empty() ? "the plan changed" : why, r.kept, r.changed, r.added, r.dropped);
+  std::cout << fmt::format("{} was written by a different version of this sweep ({}): keeping {} finished runs whose "
+                           "definition is unchanged; {} runs to compute (new or changed); {} finished earlier runs are "
+                           "no longer in the sweep and are dropped\n",
+                           results, why.empty() ? "the plan changed" : why, r.kept, r.added, r.dropped);
 }
 
 int report(const SweepTable& table, const SweepReportOptions& options, bool plot) {
@@ -177,6 +178,12 @@ int sweep_command(const SweepArgs& args) {
     std::cout << "  results would go to " << results << (fs::exists(results) ? " (exists: only missing runs would run)" : "")
               << "\n";
     return kOk;
+  }
+  // A typo in the statistics must not end an hours-long sweep: checked before any run.
+  if (!args.no_report) {
+    std::vector<std::string> names;
+    for (const auto& [name, unit] : sweep_outputs(plan)) names.push_back(name);
+    check_sweep_statistics(plan.spec().statistics, names, plan.spec().source);
   }
   // Under mpirun every rank reads the plan; rank 0 alone speaks and writes.
   const bool speaker = sweep_mpi_rank() == 0;
@@ -257,6 +264,7 @@ int sweep_report_command(const SweepReportArgs& args) {
   }
   if (!args.hazard.empty()) ro.statistics.hazard_file = args.hazard;
   if (!args.outputs.empty()) ro.statistics.ida_outputs = args.outputs;
+  check_sweep_statistics(ro.statistics, table.outputs, args.results);
   const long pending = table.count(SweepRunStatus::kPending);
   std::cout << fmt::format("{}: {} runs, {} completed, {} failed, {} pending\n", args.results, table.runs,
                            table.count(SweepRunStatus::kCompleted), table.count(SweepRunStatus::kFailed), pending);

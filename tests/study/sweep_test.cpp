@@ -308,11 +308,24 @@ TEST_F(SweepTest, AChangedSweepFileKeepsTheUnchangedRunsAndSaysWhat) {
   EXPECT_EQ(s.completed, 6);
   ASSERT_FALSE(seen.notes.empty());
   EXPECT_HAS(seen.notes.front(), "the sweep file changed");
+  EXPECT_EQ(seen.added, 2);
   // The base run file changes: every run depends on it, none is kept.
   std::ofstream(dir_.file("base.yaml"), std::ios::app) << "description: changed\n";
   const SweepSummary t = run_sweep(SweepPlan(load_sweep_file(dir_.file("sweep.yaml"))), options);
   EXPECT_EQ(seen.kept, 0);
+  EXPECT_EQ(seen.added, 6);
+  EXPECT_EQ(seen.dropped, 6);
   EXPECT_EQ(t.ran, 6);
+  // Another sweep's results file is not re-laid out.
+  SweepSpec other = load_sweep_file(sweep(records() + "intensity: {peak_g: [0.3]}\n"));
+  other.name = "other";
+  other.source = dir_.file("other.yaml");
+  try {
+    run_sweep(SweepPlan(other), options);
+    FAIL() << "another sweep's results were taken over";
+  } catch (const InputError& e) {
+    EXPECT_HAS(e.what(), "belong to another sweep");
+  }
 }
 
 TEST_F(SweepTest, ARecordUnreadableMidSweepFailsItsRunsAndTheRestGoOn) {
@@ -338,14 +351,44 @@ TEST_F(SweepTest, ASecondSweepOnTheSameResultsIsRefused) {
   SweepOptions options;
   options.results = dir_.file("locked.h5");
   run_sweep(plan, options);
-  const SweepTable table = read_sweep_table(options.results);
-  const SweepResultsWriter holder = SweepResultsWriter::open(options.results, table);
+  const SweepResultsWriter holder = SweepResultsWriter::open(options.results, SweepLock(options.results));
   try {
     run_sweep(plan, options);
     FAIL() << "a second writer was let in";
   } catch (const InputError& e) {
     EXPECT_HAS(e.what(), "another sweep is writing it");
   }
+}
+
+TEST_F(SweepTest, RecordsAreReadAsThePlanReadThemWhateverTheBaseSaysAboutItsOwnRecord) {
+  // The base names its record with units and dt (contradicting an AT2 header if applied to it).
+  dir_.write("base.yaml",
+             "model: {type: ris_xytheta}\n"
+             "inputs:\n  floor_x: {file: RSN57_SFERN_ORR021.AT2, units: cm/s^2, dt: 0.02}\n"
+             "integrator: {method: rk4, dt: 0.005}\n"
+             "time: {start: 0, end: 0.5, output_interval: 0.05}\n");
+  const SweepPlan plan(load_sweep_file(sweep(records() + "intensity: {peak_g: [0.2]}\n")));
+  SweepOptions options;
+  options.results = dir_.file("units.h5");
+  const SweepSummary s = run_sweep(plan, options);
+  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.failed, 0);
+}
+
+TEST_F(SweepTest, TimeHistoriesAreNamedByKeyAndSurviveARelayout) {
+  SweepOptions options;
+  options.results = dir_.file("hist.h5");
+  const std::string histories = "time_histories: {enabled: true, directory: runs, decimate: 2}\n";
+  const SweepPlan first(load_sweep_file(sweep(records() + "intensity: {peak_g: [0.2]}\n" + histories)));
+  run_sweep(first, options);
+  const std::string kept = dir_.file("runs/run_" + first.key(1) + ".h5");
+  ASSERT_TRUE(fs::exists(kept));
+  const auto written = fs::last_write_time(kept);
+  // A new level in front moves the earlier runs to other rows; their histories stay theirs.
+  const SweepPlan second(load_sweep_file(sweep(records() + "intensity: {peak_g: [0.1, 0.2]}\n" + histories)));
+  run_sweep(second, options);
+  EXPECT_EQ(fs::last_write_time(kept), written) << "a kept run's history was rewritten";
+  for (long run = 0; run < second.size(); ++run) EXPECT_TRUE(fs::exists(dir_.file("runs/run_" + second.key(run) + ".h5")));
 }
 
 }  // namespace
