@@ -13,6 +13,10 @@
 
 namespace gmbd {
 
+/// Standard gravity (m/s² per g, exact, CGPM 1901): every conversion from g in records, run
+/// files and sweeps.
+inline constexpr double kStandardGravity = 9.80665;
+
 /// One acceleration channel of a recorded (or synthetic) motion, in SI units.
 /// Sample k is the acceleration at t = k·dt (t = 0 at the first sample of the record).
 /// Conventions (docs/motions.md):

@@ -27,7 +27,6 @@ namespace gmbd {
 
 namespace {
 
-constexpr double kStandardGravity = 9.80665;  // m/s² per g (exact, CGPM 1901)
 constexpr double kMaxFileValue = 1e10;  // |value| above this in file units: a missing-value marker
 constexpr size_t kMaxHeaderScan = 200;  // lines searched for a CSMIP data header
 

@@ -15,7 +15,6 @@ namespace gmbd {
 
 namespace {
 
-constexpr double kStandardGravity = 9.80665;  // m/s² per g (exact)
 
 std::string fmt_g(double x) {
   char buf[40];

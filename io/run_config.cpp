@@ -493,7 +493,7 @@ void read_inputs(const Reader& r, const YAML::Node& node, std::vector<InputConfi
         r.fail(*n, s.child("peak_g"), "either peak (m/s²) or peak_g (g), got both (peak: " +
                                           describe(*both) + ", peak_g: " + describe(*n) + ")");
       }
-      in.peak = 9.80665 * r.positive(*n, s.child("peak_g"));
+      in.peak = kStandardGravity * r.positive(*n, s.child("peak_g"));
     }
     if (const YAML::Node* n = s.get("synthetic")) {
       in.synthetic = true;

@@ -20,7 +20,6 @@ namespace gmbd {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr double kStandardGravity = 9.80665;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -25,6 +25,7 @@
 #include "gmbd/version.hpp"
 #include "io/motion_cache.hpp"
 #include "io/simulation.hpp"
+#include "study/sweep_report.hpp"
 
 #ifdef GMBD_HAVE_MPI
 #include <mpi.h>
@@ -395,6 +396,11 @@ class RemoteRanks {
 
 SweepSummary run_sweep_local(const SweepPlan& plan, const SweepOptions& options, RemoteRanks* remote) {
   const auto outputs = sweep_outputs(plan);
+  if (options.statistics != nullptr) {
+    std::vector<std::string> names;
+    for (const auto& [name, unit] : outputs) names.push_back(name);
+    check_sweep_statistics(*options.statistics, names, plan.spec().source);
+  }
   SweepLock lock(options.results);  // before the earlier file is read: nobody changes it meanwhile
   TableStart start = start_table(make_sweep_table(plan, outputs), options.results);
   SweepTable& table = start.table;

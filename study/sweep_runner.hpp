@@ -42,6 +42,9 @@ struct SweepOptions {
   double progress_interval = 1.0;
   /// Called once, before any run, with what an existing results file meant.
   std::function<void(const SweepResume&)> resumed;
+  /// Statistics the report will need, checked against the model's outputs before any run (a
+  /// typo must not end a long sweep at its end); null: not checked.
+  const SweepStatisticsSpec* statistics = nullptr;
 };
 
 struct SweepSummary {
