@@ -737,8 +737,8 @@ class Linearizer {
       return col;
     }
     if (name.rfind("torque:", 0) == 0) {
-      // A world torque τ on a rotating body: generalised force W_bᵀ Rᵀ τ on its angles
-      // (planar: τ_z on θ), as the body_torque element applies it.
+      // A world torque τ on a rotating body: generalised force W_bᵀ Rᵀ τ on its angles, 2 Lᵀ Rᵀ τ
+      // on Euler parameters (planar: τ_z on θ), as the body_torque element applies it.
       const auto [body, axis] = split_axis(name.substr(7));
       const int b = model_.body_index(body);
       if (b < 0 || !model_.bodies()[static_cast<size_t>(b)].rotates() || axis < 0)
@@ -752,11 +752,9 @@ class Linearizer {
         elements::Vec3<double> tau{0.0, 0.0, 0.0};
         (axis == 0 ? tau.x : axis == 1 ? tau.y : tau.z) = 1.0;
         const auto R = B.orientation(c);
-        const auto W = elements::body_rate_matrix(B.sequence, c[3], c[4], c[5]);
-        const auto gen = W.transpose_times(R.transpose_times(tau));
-        col.f(B.first + 3) = gen.x;
-        col.f(B.first + 4) = gen.y;
-        col.f(B.first + 5) = gen.z;
+        double gen[7] = {0, 0, 0, 0, 0, 0, 0};
+        B.add_body_torque(c, R.transpose_times(tau), gen);
+        for (int i = 3; i < B.size(); ++i) col.f(B.first + i) = gen[i];
       }
       col.external = col.f;
       return col;
@@ -897,6 +895,32 @@ class Linearizer {
         }
       }
       if (add_element_output(lm, y, name, columns, add_position_row)) continue;
+      // A declared output (docs/model-files.md, outputs): its exact tangents by AD, with
+      // multiplier terms through the least-squares inverse as for lambda: outputs.
+      if (const int col = model_.declared_outputs().column_index(name); col >= 0) {
+        const Vec a0 = t_.moving ? t_.a0 : Vec::Zero(n());
+        const Vec lambda0 = point_.lambda.size() == model_.n_constraints() ? point_.lambda : Vec::Zero(model_.n_constraints());
+        const auto tangent = model_.declared_outputs().tangent(model_, col, point_.t, point_.q, point_.v, a0, lambda0);
+        add_position_row(y, tangent.dq);
+        for (int j = 0; j < n(); ++j) {
+          for (const auto& [row, target] : {std::pair{tangent.dv(j), &o.Ov}, std::pair{tangent.da(j), &o.Oa}}) {
+            if (row == 0.0 || dropped(lm, j)) continue;
+            if (position_of[static_cast<size_t>(j)] < 0)
+              throw InputError("linearize: output '" + name + "': depends on the rate of '" +
+                               lm.coordinate_names[static_cast<size_t>(j)] + "', a float (massless): it has no velocity or acceleration");
+            (*target)(y, position_of[static_cast<size_t>(j)]) += row;
+          }
+        }
+        for (const auto& [row, weight] : tangent.lambda) {
+          o.Oq.row(y) -= weight * P.row(row) * lm.K;
+          o.Ov.row(y) -= weight * P.row(row) * lm.Dv;
+          o.Oa.row(y) -= weight * P.row(row) * lm.M;
+          o.Oz.row(y) += weight * P.row(row) * Fzc_;
+          o.Ou.row(y) += weight * P.row(row) * Bfc_;
+          o.stiffness_dependent[static_cast<size_t>(y)] = true;
+        }
+        continue;
+      }
       const auto [head, axis] = split_axis(name);
       if (head == "support_force" && axis >= 0 && axis < model_.dimension()) {
         // Momentum balance: force on the support = −Σ m a_abs + external loads (gravity static).
@@ -1044,7 +1068,7 @@ std::vector<std::string> available_inputs(const elements::AssembledModel& model)
   for (const auto& c : model.coordinates()) in.push_back("force:" + c.name);
   for (const auto& b : model.bodies()) {
     if (b.kind == elements::BodyKind::kPlanar) in.push_back("torque:" + b.name + ".z");
-    if (b.kind == elements::BodyKind::kSpatial)
+    if (b.spatial())
       for (int k = 0; k < 3; ++k) in.push_back("torque:" + b.name + "." + kAxes[k]);
   }
   for (const auto& p : model.points())
@@ -1074,6 +1098,7 @@ std::vector<std::string> available_outputs(const elements::AssembledModel& model
     }
   }
   for (int k = 0; k < model.dimension(); ++k) out.push_back(std::string("support_force.") + kAxes[k]);
+  for (const auto& c : model.declared_outputs().columns()) out.push_back(c.name);
   return out;
 }
 

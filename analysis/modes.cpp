@@ -245,6 +245,7 @@ ModalEnergyCalculator::ModalEnergyCalculator(const elements::AssembledModel& mod
   const Eigen::Index n = model.nq();
   M_ = Mat::Zero(n, n);
   model.mass_matrix(lm.point.t, lm.point.q, M_);
+  q_ = lm.point.q;
   // Per element, once: K_e = −∂f_e/∂q + Σ λ∇²g_e and C_e = −∂f_e/∂v at the operating point (a
   // voice coil's state-force stiffness A I ∇²x is not included: zero without coil current).
   constexpr int kMax = elements::kMaxLocalCoordinates;
@@ -297,6 +298,36 @@ ModeEnergy ModalEnergyCalculator::energy(const Mode& mode) const {
         }
       parts.emplace_back(label, value);
     };
+    if (b.kind == elements::BodyKind::kQuaternion) {
+      // Translations as below; the rotation through the small body rotation δφ_b = 2 L(e) δe,
+      // split by body axes as I_ij δφ_i* δφ_j (RXX, RXY, …). Mode shapes satisfy eᵀδe = 0 (the
+      // linearised unit row), so these terms sum to δeᴴ M_e δe (the k e eᵀ term of M is zero).
+      static const char* const kTranslation[3] = {"X", "Y", "Z"};
+      static const char* const kAxis[3] = {"X", "Y", "Z"};
+      for (int i = 0; i < 3; ++i) {
+        const double term = std::norm(p(b.first + i)) * M(b.first + i, b.first + i);
+        if (term == 0.0) continue;
+        add(kTranslation[i], term);
+        total += term;
+      }
+      const double* c = q_.data() + b.first;
+      double re[7] = {0, 0, 0, 0, 0, 0, 0}, im[7] = {0, 0, 0, 0, 0, 0, 0};
+      for (int i = 3; i < 7; ++i) {
+        re[i] = p(b.first + i).real();
+        im[i] = p(b.first + i).imag();
+      }
+      const auto wr = b.body_angular_velocity(c, re), wi = b.body_angular_velocity(c, im);
+      for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) {
+          // Re(conj(δφ_i) I_ij δφ_j), twice off the diagonal
+          const double term = b.inertia(i, j) * (wr[i] * wr[j] + wi[i] * wi[j]) * (i == j ? 1.0 : 2.0);
+          if (term == 0.0) continue;
+          add(std::string("R") + kAxis[i] + kAxis[j], term);
+          total += term;
+        }
+      for (const auto& [label, value] : parts) e.kinetic.push_back({b.name, label, value});
+      continue;
+    }
     for (int i = 0; i < b.size(); ++i) {
       for (int j = i; j < b.size(); ++j) {
         const double term = (std::conj(p(b.first + i)) * M(b.first + i, b.first + j) * p(b.first + j)).real() *

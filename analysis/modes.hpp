@@ -80,6 +80,7 @@ class ModalEnergyCalculator {
   };
   const elements::AssembledModel& model_;
   Mat M_;
+  Vec q_;  ///< the operating point's coordinates (quaternion bodies' rotations, δφ_b = 2 L(e) δe)
   std::vector<ElementTangent> elements_;
 };
 

@@ -54,9 +54,30 @@ KktSolver::KktSolver(const Model& model, KktOptions options)
       lambda_(Vec::Zero(m_)),
       coord_decoupled_(static_cast<size_t>(n_), 0),
       row_decoupled_(static_cast<size_t>(m_), 0),
-      lu_(n_ + m_),
       llt_(m_ == 0 ? n_ : 0),
-      b_scaled_(Vec::Zero(m_)) {
+      dense_llt_(m_ > 0 ? n_ : 0),
+      b_scaled_(Vec::Zero(m_)),
+      rank_qr_(m_, n_),
+      B_(Mat::Zero(m_, n_)),
+      Mhat_(Mat::Zero(n_, n_)),
+      L_(Mat::Zero(n_, n_)),
+      Z_(Mat::Zero(n_, n_)),
+      MZ_(Mat::Zero(n_, n_)),
+      mu_free_(Vec::Zero(n_)),
+      col_scale_(Vec::Ones(n_)),
+      rr_scale_(Vec::Ones(m_)),
+      rr_inv_scale_(Vec::Ones(m_)),
+      fhat_(Vec::Zero(n_)),
+      xhat_(Vec::Zero(n_)),
+      ctilde_(Vec::Zero(n_)),
+      mu_(Vec::Zero(m_)),
+      last_rank_(m_),
+      dense_ldlt_(m_),
+      X_(Mat::Zero(m_ > 0 ? n_ : 0, m_)),
+      Sd_(Mat::Zero(m_, m_)),
+      js_(Vec::Zero(m_)),
+      y_(Vec::Zero(m_ > 0 ? n_ : 0)),
+      lam_(Vec::Zero(m_)) {
   if (options.structured) setup_partition(model_.kkt_partition());
   if (options.sparse) setup_sparsity(model_.kkt_sparsity());
 }
@@ -364,25 +385,6 @@ void KktSolver::scale_rows() {
     return;
   }
   As_.noalias() = row_scale_.asDiagonal() * A_;
-}
-
-void KktSolver::build_matrix() {
-  K_.topLeftCorner(n_, n_) = M_;
-  K_.bottomLeftCorner(m_, n_) = As_;
-  K_.topRightCorner(n_, m_) = As_.transpose();
-  K_.bottomRightCorner(m_, m_).setZero();
-  rhs_.head(n_) = f_;
-  rhs_.tail(m_) = row_scale_.cwiseProduct(b_);
-  // Decoupled pairs: identity on the diagonal, zero right-hand side → a_j = 0, λ_i = 0.
-  for (int j = 0; j < n_ + m_; ++j) {
-    const bool decoupled = j < n_ ? coord_decoupled_[static_cast<size_t>(j)] != 0
-                                  : row_decoupled_[static_cast<size_t>(j - n_)] != 0;
-    if (!decoupled) continue;
-    K_.row(j).setZero();
-    K_.col(j).setZero();
-    K_(j, j) = 1.0;
-    rhs_(j) = 0.0;
-  }
 }
 
 bool KktSolver::partition_holds() const {
@@ -872,24 +874,23 @@ bool KktSolver::solve_structured() {
   return sol_.allFinite();
 }
 
-void KktSolver::solve_dense(double t, CVec q) {
-  lu_.compute(K_);
-  const auto diag = lu_.matrixLU().diagonal().cwiseAbs();
-  const double max_pivot = diag.maxCoeff();
-  const double min_pivot = diag.minCoeff();
-  if (!(min_pivot > kPivotRatio * max_pivot) || !std::isfinite(max_pivot)) {
-    diagnose_and_throw(t, q);
-  }
-  sol_ = lu_.solve(rhs_);
-  if (!sol_.allFinite()) diagnose_and_throw(t, q);
-}
-
+// Range-space solve (docs/theory.md §1.4). Rows whose pivot in S falls below
+// singular_tolerance² of their diagonal are dropped by the factorisation (§1.6: a singular
+// position's nearly dependent row, left free for this solve) — unless one of them is exactly
+// redundant (≤ kRankTolerance²), whose minimum-norm multipliers the dense rank-revealing path
+// computes. false sends the solve there.
 bool KktSolver::solve_sparse() {
   if (decoupled_count_ > 0 || decoupled_rows_ > 0) return false;  // the dense path handles them
   if (!range_->factor_mass(M_)) return false;
-  if (!range_->factor_normal(A_, row_scale_, kPivotRatio)) return false;
+  const double tol = options_.singular_tolerance;
+  if (!range_->factor_normal(A_, row_scale_, kPivotRatio, tol * tol)) return false;
+  const SparseLdlt& normal = range_->normal_matrix();
+  for (const double ratio : normal.dropped_ratios())
+    if (!(ratio > kRankTolerance * kRankTolerance)) return false;
   b_scaled_ = row_scale_.cwiseProduct(b_);
   range_->solve_kkt(f_, b_scaled_, a_, lambda_);
+  last_dropped_ = static_cast<int>(normal.dropped_rows().size());
+  last_rank_margin_ = std::sqrt(normal.relative_pivot_ratio());
   return a_.allFinite() && lambda_.allFinite();
 }
 
@@ -912,6 +913,11 @@ void KktSolver::solve(double t, CVec q) {
   compute_row_scales();
   last_sparse_ = false;
   last_cholesky_ = false;
+  last_rank_revealing_ = false;
+  last_dense_range_ = false;
+  last_rank_ = m_;
+  last_dropped_ = 0;
+  last_rank_margin_ = 1.0;
   if (m_ == 0 && decoupled_count_ == 0 && n_ > 0) {
     last_cholesky_ = solve_unconstrained();
     if (last_cholesky_) {
@@ -939,15 +945,246 @@ void KktSolver::solve(double t, CVec q) {
     return;
   }
   if (range_) ++fallbacks_;
-  scale_rows();
-  last_structured_ = !blocks_.empty() && solve_structured();
-  if (!last_structured_) {
-    if (!blocks_.empty()) ++fallbacks_;
-    build_matrix();
-    solve_dense(t, q);
+  if (!blocks_.empty()) {
+    scale_rows();
+    last_structured_ = solve_structured();
+    if (last_structured_) {
+      a_ = sol_.head(n_);
+      lambda_ = row_scale_.cwiseProduct(sol_.tail(m_));
+      return;
+    }
+    ++fallbacks_;
   }
-  a_ = sol_.head(n_);
-  lambda_ = row_scale_.cwiseProduct(sol_.tail(m_));
+  last_structured_ = false;
+  if (solve_dense_range_space()) {
+    last_dense_range_ = true;
+    lambda_ = row_scale_.cwiseProduct(lambda_);
+    return;
+  }
+  solve_rank_revealing(t, q);
+}
+
+// Dense range-space solve (docs/theory.md §1.4) for the regular case: M = L Lᵀ,
+// X = L⁻¹ Âᵀ (Â = diag(s) A, unit rows), S = Xᵀ X = Â M⁻¹ Âᵀ,
+//   S λ̂ = Â M⁻¹ f − diag(s) b,   a = M⁻¹ (f − Âᵀ λ̂) = L⁻ᵀ (L⁻¹ f − X λ̂).
+// Accepted with the sparse path's test — every pivot of the unit-diagonal S above τ_s² — so a
+// redundant row or a singular position goes to the rank-revealing path, which alone pays for a
+// QR. About (n³/3 + n²m + nm² + m³/3) flops against 2(n+m)³/3 for an LU of the KKT matrix.
+bool KktSolver::solve_dense_range_space() {
+  if (m_ == 0 || decoupled_count_ > 0 || decoupled_rows_ > 0) return false;
+  dense_llt_.compute(M_);
+  if (dense_llt_.info() != Eigen::Success) return false;
+  const auto pivots = dense_llt_.matrixLLT().diagonal().array().square();
+  if (!(pivots.minCoeff() > kPivotRatio * pivots.maxCoeff()) || !std::isfinite(pivots.maxCoeff()))
+    return false;
+  X_.noalias() = A_.transpose() * row_scale_.asDiagonal();
+  dense_llt_.matrixL().solveInPlace(X_);
+  Sd_.noalias() = X_.transpose() * X_;
+  for (int i = 0; i < m_; ++i) {
+    if (!(Sd_(i, i) > 0.0) || !std::isfinite(Sd_(i, i))) return false;
+    js_(i) = 1.0 / std::sqrt(Sd_(i, i));
+  }
+  for (int j = 0; j < m_; ++j)
+    for (int i = 0; i < m_; ++i) Sd_(i, j) *= js_(i) * js_(j);
+  dense_ldlt_.compute(Sd_);
+  if (dense_ldlt_.info() != Eigen::Success) return false;
+  const auto d = dense_ldlt_.vectorD();
+  const double tol = options_.singular_tolerance;
+  if (!(d.minCoeff() > tol * tol) || !(d.minCoeff() > kPivotRatio * d.maxCoeff())) return false;
+  y_ = f_;
+  dense_llt_.matrixL().solveInPlace(y_);
+  lam_.noalias() = X_.transpose() * y_;
+  lam_ -= row_scale_.cwiseProduct(b_);
+  lam_ = js_.cwiseProduct(lam_);
+  dense_ldlt_.solveInPlace(lam_);
+  lambda_ = js_.cwiseProduct(lam_);  // λ̂ (scaled rows); the caller unscales
+  a_ = y_;
+  a_.noalias() -= X_ * lambda_;
+  dense_llt_.matrixU().solveInPlace(a_);
+  return a_.allFinite() && lambda_.allFinite();
+}
+
+// Null-space method on the mass-scaled system (docs/theory.md §1.5). With C = diag(1/√d)
+// (d_j = M_jj, or the mean mass diagonal for a coordinate without mass) and unit rows
+// B = diag(s) A C, ã = C⁻¹ a, M̃ = C M C, f̃ = C f, b̃ = diag(s) b:
+//   Bᵀ P = Q R (working rank r);   Qᵀ ã = [y; z]:   R₁₁ᵀ y = (Pᵀ b̃)_{0:r}   (independent rows),
+//   M̂₂₂ z = f̂₂ − M̂₂₁ y   with M̂ = Qᵀ M̃ Q, f̂ = Qᵀ f̃   (Gauss on the null space),
+// evaluated with the null-space basis Z = Q[:, r:] only: w = Q [y; 0], M̂₂₂ = Zᵀ M̃ Z,
+// f̂₂ − M̂₂₁ y = Zᵀ (f̃ − M̃ w), ã = w + Z z (O(n² (n − r)) rather than O(n³) for all of M̂),
+//   λ = diag(s) μ, μ the minimum-‖diag(s) μ‖ solution of Bᵀ μ = f̃ − M̃ ã.
+// Decoupled coordinates get a unit mass and zero force (acceleration 0, as on the other paths).
+// The working rank drops rows at KktOptions::singular_tolerance; when the directions that
+// frees are not all carried by mass (M̂₂₂ singular: e.g. a massless body near a singular
+// position) the solve is redone at the structural rank (kRankTolerance).
+void KktSolver::solve_rank_revealing(double t, CVec q) {
+  // Mass scaling of the columns.
+  double mass_sum = 0.0;
+  int massive = 0;
+  for (int j = 0; j < n_; ++j) {
+    if (M_(j, j) > 0.0 && std::isfinite(M_(j, j))) {
+      mass_sum += M_(j, j);
+      ++massive;
+    }
+  }
+  const double mean_mass = massive > 0 ? mass_sum / massive : 1.0;
+  for (int j = 0; j < n_; ++j) {
+    const double d = coord_decoupled_[static_cast<size_t>(j)] ? 1.0
+                     : M_(j, j) > 0.0                          ? M_(j, j)
+                                                               : mean_mass;
+    col_scale_(j) = 1.0 / std::sqrt(d);
+  }
+  // B = diag(s) A C with unit rows (a zero row stays zero: the QR drops it). The scale is
+  // taken in two factors, 1/max|·| then 1/‖·‖, so that rows down to 1e-300 (2r·ṙ at r → 0)
+  // neither underflow in the norm nor lose their direction.
+  B_.noalias() = A_ * col_scale_.asDiagonal();
+  for (int i = 0; i < m_; ++i) {
+    const double largest = B_.row(i).cwiseAbs().maxCoeff();
+    double norm = 1.0;
+    if (largest > 0.0 && std::isfinite(largest)) {
+      B_.row(i) /= largest;
+      norm = B_.row(i).norm();
+      B_.row(i) /= norm;
+    }
+    const double first = largest > 0.0 && std::isfinite(largest) ? largest : 1.0;
+    rr_scale_(i) = 1.0 / (first * norm);
+    rr_inv_scale_(i) = first * norm;
+    b_scaled_(i) = row_decoupled_[static_cast<size_t>(i)] ? 0.0 : (b_(i) / first) / norm;
+  }
+  rank_qr_.compute(B_, options_.singular_tolerance);
+  // M̃ = C M C and f̃ = C f (in Mhat_ and ctilde_); decoupled coordinates: unit mass, no force.
+  for (int j = 0; j < n_; ++j) {
+    for (int i = 0; i < n_; ++i) Mhat_(i, j) = col_scale_(i) * M_(i, j) * col_scale_(j);
+    ctilde_(j) = col_scale_(j) * f_(j);
+  }
+  for (int j = 0; j < n_; ++j) {
+    if (!coord_decoupled_[static_cast<size_t>(j)]) continue;
+    Mhat_(j, j) = 1.0;
+    ctilde_(j) = 0.0;
+  }
+  if (!factor_reduced_mass(rank_qr_.rank())) {
+    const int structural = rank_qr_.rank_at(kRankTolerance);
+    if (structural == rank_qr_.rank() || !factor_reduced_mass(structural)) {
+      if (reduced_mass_indefinite_) throw_indefinite_mass(t, q);
+      diagnose_and_throw(t, q);
+    }
+    rank_qr_.set_rank_tolerance(kRankTolerance);
+  }
+  const int r = rank_qr_.rank();
+  const int nfree = n_ - r;
+  // Row space: y from the independent rows, w = Q [y; 0]; null space (Z = Q[:, r:]):
+  // ã = w + Z z with (Zᵀ M̃ Z) z = Zᵀ (f̃ − M̃ w) — Gauss's principle on the free motion.
+  xhat_.setZero();
+  rank_qr_.solve_row_space(b_scaled_, xhat_.head(r));
+  rank_qr_.apply_q(xhat_);
+  fhat_ = ctilde_;
+  fhat_.noalias() -= Mhat_ * xhat_;
+  auto Z = Z_.leftCols(nfree);
+  auto L = L_.topLeftCorner(nfree, nfree);
+  auto z = mu_free_.head(nfree);
+  z.noalias() = Z.transpose() * fhat_;
+  for (int i = 0; i < nfree; ++i) {
+    double s = z(i);
+    for (int k = 0; k < i; ++k) s -= L(i, k) * z(k);
+    z(i) = s / L(i, i);
+  }
+  for (int i = nfree - 1; i >= 0; --i) {
+    double s = z(i);
+    for (int k = i + 1; k < nfree; ++k) s -= L(k, i) * z(k);
+    z(i) = s / L(i, i);
+  }
+  xhat_.noalias() += Z * z;
+  check_redundant_rows_consistent(t, q);
+  // Multipliers: Bᵀ μ = f̃ − M̃ ã.
+  for (int i = 0; i < n_; ++i) {
+    double s = 0.0;
+    if (coord_decoupled_[static_cast<size_t>(i)]) {
+      s = xhat_(i);
+    } else {
+      for (int j = 0; j < n_; ++j) {
+        if (coord_decoupled_[static_cast<size_t>(j)]) continue;
+        s += col_scale_(i) * M_(i, j) * col_scale_(j) * xhat_(j);
+      }
+    }
+    ctilde_(i) -= s;
+  }
+  rank_qr_.solve_min_norm_transposed(ctilde_, rr_inv_scale_, mu_);
+  a_ = col_scale_.cwiseProduct(xhat_);
+  lambda_ = rr_scale_.cwiseProduct(mu_);
+  if (!a_.allFinite() || !lambda_.allFinite()) diagnose_and_throw(t, q);
+  last_rank_revealing_ = true;
+  ++rank_revealing_solves_;
+  last_rank_ = rank_qr_.rank_at(kRankTolerance);
+  last_dropped_ = m_ - r;
+  last_rank_margin_ = rank_qr_.smallest_kept_ratio();
+}
+
+// Lower Cholesky factor of the null-space block M̂₂₂ (nfree × nfree) in L_. false when a pivot
+// at or below kPivotRatio of the largest diagonal says that N(M) ∩ N(A) ≠ {0}.
+bool KktSolver::factor_reduced_mass(int rank) {
+  reduced_mass_indefinite_ = false;
+  const int nfree = n_ - rank;
+  // Z = Q[:, rank:], an orthonormal basis of the null space of B at this rank.
+  for (int k = 0; k < nfree; ++k) {
+    auto col = Z_.col(k);
+    col.setZero();
+    col(rank + k) = 1.0;
+    rank_qr_.apply_q(col);
+  }
+  auto Z = Z_.leftCols(nfree);
+  auto MZ = MZ_.leftCols(nfree);
+  MZ.noalias() = Mhat_ * Z;
+  auto L = L_.topLeftCorner(nfree, nfree);
+  L.noalias() = Z.transpose() * MZ;
+  double largest = 0.0;
+  for (int i = 0; i < nfree; ++i) largest = std::max(largest, std::abs(L(i, i)));
+  for (int j = 0; j < nfree; ++j) {
+    double d = L(j, j);
+    for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+    if (!(d > kPivotRatio * largest) || !std::isfinite(d)) {
+      reduced_mass_indefinite_ = d < -1e-8 * largest;
+      return false;
+    }
+    const double l = std::sqrt(d);
+    L(j, j) = l;
+    for (int i = j + 1; i < nfree; ++i) {
+      double s = L(i, j);
+      for (int k = 0; k < j; ++k) s -= L(i, k) * L(j, k);
+      L(i, j) = s / l;
+    }
+  }
+  return true;
+}
+
+// Rows dropped as exactly redundant (pivot ratio ≤ kRankTolerance) must hold at the
+// acceleration level once the independent rows do; a residual above 1e-5 of the acceleration
+// scale means that they contradict each other (e.g. a state off the constraint manifold
+// where the redundancy is no longer exact and the rows disagree).
+void KktSolver::check_redundant_rows_consistent(double t, CVec q) const {
+  const int r = rank_qr_.rank();
+  if (r == m_) return;
+  const double scale = 1.0 + std::max(b_scaled_.cwiseAbs().maxCoeff(), xhat_.cwiseAbs().maxCoeff());
+  for (int k = r; k < m_; ++k) {
+    if (rank_qr_.pivot_ratio(k) > kRankTolerance) continue;  // nearly singular: left free
+    const int i = rank_qr_.row_order()[static_cast<size_t>(k)];
+    if (row_decoupled_[static_cast<size_t>(i)]) continue;
+    const double residual = B_.row(i).dot(xhat_) - b_scaled_(i);
+    if (std::abs(residual) <= 1e-5 * scale) continue;
+    std::ostringstream msg;
+    msg << "singular KKT matrix at t = " << t << " s: contradictory constraints: row '"
+        << model_.constraint_name(i) << "' is a combination of the others (redundant) but its "
+        << "acceleration-level equation disagrees with theirs by " << residual / rr_scale_(i)
+        << " (expected 0; rank " << r << " of " << m_ << " rows); " << describe_state(q);
+    throw SingularKktError(t, msg.str());
+  }
+}
+
+[[noreturn]] void KktSolver::throw_indefinite_mass(double t, CVec q) const {
+  std::ostringstream msg;
+  msg << "singular KKT matrix at t = " << t << " s: the mass matrix is indefinite on the motion "
+      << "the constraints allow (expected positive semi-definite: a body with negative mass or "
+         "inertia, or a wrong mass matrix in a custom model); "
+      << describe_state(q);
+  throw SingularKktError(t, msg.str());
 }
 
 std::string KktSolver::describe_state(CVec q) const {
@@ -979,24 +1216,9 @@ void KktSolver::diagnose_and_throw(double t, CVec q) const {
   std::ostringstream msg;
   msg << "singular KKT matrix at t = " << t << " s: ";
   const double tol_factor = 1e3 * kEps * std::max(mr, nc);
+  // Redundant rows are solved (the rank-revealing path); what is left to diagnose is motion
+  // that neither M nor A determines.
   bool found = false;
-  if (mr > 0 && nc > 0) {
-    // Redundant constraints: left null space of A (rows that are combinations of others).
-    Eigen::JacobiSVD<Mat> svd_a(As, Eigen::ComputeFullU);
-    const auto& s = svd_a.singularValues();
-    const double tol = tol_factor * std::max(1.0, s(0));
-    int rank = 0;
-    for (int k = 0; k < s.size(); ++k) rank += s(k) > tol ? 1 : 0;
-    if (rank < mr) {
-      found = true;
-      msg << "redundant constraints (rank of the constraint Jacobian is " << rank << " < " << mr
-          << " rows); rows involved:";
-      for (int i = 0; i < mr; ++i) {
-        const double weight = svd_a.matrixU().row(i).tail(mr - rank).norm();
-        if (weight > 1e-6) msg << " '" << model_.constraint_name(rows[i]) << "'";
-      }
-    }
-  }
   if (!found && nc > 0) {
     // Under-determined motion: N(M) ∩ N(A) ≠ {0}.
     Mat stacked(nc + mr, nc);
@@ -1019,7 +1241,7 @@ void KktSolver::diagnose_and_throw(double t, CVec q) const {
   }
   if (!found) {
     msg << "the factorisation lost all precision (pivot ratio below " << kPivotRatio
-        << ") although no exact rank deficiency was found: the system is badly scaled";
+        << ") although the motion is determined: the system is badly scaled";
   }
   msg << "; " << describe_state(q);
   throw SingularKktError(t, msg.str());

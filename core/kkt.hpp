@@ -13,6 +13,7 @@
 
 #include "core/model.hpp"
 #include "core/range_space.hpp"
+#include "core/rank_revealing.hpp"
 #include "core/types.hpp"
 
 namespace gmbd {
@@ -28,6 +29,10 @@ struct KktOptions {
   /// Check the model's declared structure (sparsity pattern, partition) at every evaluation
   /// instead of only at the first (a debugging aid; costs O(nq²) per evaluation).
   bool verify_structure = false;
+  /// Relative singular value of the mass-scaled, unit-row Jacobian below which a direction is
+  /// treated as instantaneously free (docs/theory.md §1.6): kSingularTolerance ≈ ε^¼ by
+  /// default; kRankTolerance (1e-8) drops exactly redundant rows only.
+  double singular_tolerance = kSingularTolerance;
 };
 
 /// Workspace and solver for one model's KKT system. Allocates everything in the constructor;
@@ -40,8 +45,17 @@ struct KktOptions {
 ///    exactly. This happens transiently, e.g. an RIS ball exactly at its dish centre. The
 ///    force on such a coordinate and the bias of such a row must vanish, else the system is
 ///    inconsistent and SingularKktError is thrown.
-///  * Any other singularity (redundant constraints, or motion left undetermined because
-///    N(M) ∩ N(A) ≠ {0}) throws SingularKktError naming the rows / coordinates, time and state.
+///  * Redundant constraint rows (A of deficient rank, consistent or nearly so: overconstrained
+///    mechanisms, and singular positions where A loses rank for an instant) are solved by the
+///    rank-revealing null-space method (docs/theory.md §1.5): the column-pivoted QR of the
+///    mass-scaled, unit-row Jacobian Ãᵀ decides the rank r with the relative tolerance
+///    kRankTolerance; the r independent rows fix the accelerations in the row space, Gauss's
+///    principle on the null space gives the rest (unique as long as M is positive definite on
+///    it), and the multipliers are the minimum-norm ones, λ = (Aᵀ)⁺ (f − M a). Rows dropped as
+///    redundant are not diagnosed here: a contradictory set shows at position level (state
+///    correction, the initial projection), which names it.
+///  * Motion left undetermined because N(M) ∩ N(A) ≠ {0} throws SingularKktError naming the
+///    coordinates, time and state.
 /// Constraint rows are scaled to unit norm before factorisation (an exact transformation that
 /// keeps tiny-but-valid rows such as 2r·ṙ at r → 0 well conditioned); λ is reported unscaled.
 ///
@@ -120,8 +134,26 @@ class KktSolver {
   bool last_solve_sparse() const { return last_sparse_; }
   /// True when the last solve was completed by the Cholesky factorisation of M (no constraints).
   bool last_solve_cholesky() const { return last_cholesky_; }
+  /// True when the last solve was completed by the dense range-space path (no declared
+  /// sparsity or partition, M positive definite, A of full rank away from singular positions).
+  bool last_solve_dense_range_space() const { return last_dense_range_; }
   /// Structured, sparse or Cholesky solves that fell back to the dense LU since construction.
   long fallback_count() const { return fallbacks_; }
+  /// True when the last solve went through the rank-revealing path (a rank-deficient or
+  /// nearly rank-deficient A: redundant constraints or a singular position).
+  bool last_solve_rank_revealing() const { return last_rank_revealing_; }
+  /// Solves completed by the rank-revealing path since construction.
+  long rank_revealing_count() const { return rank_revealing_solves_; }
+  /// Rank of A (at kRankTolerance: exactly redundant rows dropped) found by the last
+  /// rank-revealing solve; n_constraints() after the other paths.
+  int last_rank() const { return last_rank_; }
+  /// Rows the last rank-revealing solve left out at KktOptions::singular_tolerance (redundant
+  /// rows and nearly singular directions); 0 after the other paths.
+  int last_dropped_rows() const { return last_dropped_; }
+  /// Smallest relative singular value estimate of the last solve: the smallest kept pivot
+  /// ratio of the rank-revealing QR, or √(relative pivot ratio) of the sparse normal matrix;
+  /// 1 when the path gives no estimate (dense-free structured and unconstrained paths).
+  double last_rank_margin() const { return last_rank_margin_; }
 
   const Model& model() const { return model_; }
 
@@ -165,7 +197,6 @@ class KktSolver {
   void compute_row_scales();
   void scale_rows();
   bool solve_sparse();
-  void build_matrix();
   bool partition_holds() const;
   void gather_block(Block& blk);
   void gather_border();
@@ -180,8 +211,12 @@ class KktSolver {
   void triangular_pivots(Block& blk) const;
   void solve_triangular_transposed(Block& blk) const;
   void solve_triangular(Block& blk) const;
-  void solve_dense(double t, CVec q);
   bool solve_unconstrained();
+  bool solve_dense_range_space();
+  void solve_rank_revealing(double t, CVec q);
+  bool factor_reduced_mass(int rank);
+  void check_redundant_rows_consistent(double t, CVec q) const;
+  [[noreturn]] void throw_indefinite_mass(double t, CVec q) const;
   [[noreturn]] void diagnose_and_throw(double t, CVec q) const;
   std::string describe_state(CVec q) const;
 
@@ -193,8 +228,8 @@ class KktSolver {
   Vec row_scale_, row_sq_, col_max_, rhs_, sol_, a_, lambda_;
   std::vector<char> coord_decoupled_, row_decoupled_;
   int decoupled_count_ = 0;
-  Eigen::PartialPivLU<Mat> lu_;
   Eigen::LLT<Mat> llt_;  // unconstrained path (sized only when there are no constraint rows)
+  Eigen::LLT<Mat> dense_llt_;  // dense range-space path (sized only with constraint rows)
   bool last_cholesky_ = false;
   // structured path
   std::vector<Block> blocks_;
@@ -220,6 +255,24 @@ class KktSolver {
   int sparse_skip_ = 0, sparse_backoff_ = 0;
   bool last_sparse_ = false;
   long fallbacks_ = 0;
+  // rank-revealing path (docs/theory.md §1.5): B = diag(s) A C with C = diag(1/√d), d the
+  // mass diagonal; Q from the QR of Bᵀ; M̂ = Qᵀ C M C Q; Cholesky of its null-space block.
+  RankRevealingQr rank_qr_;
+  Mat B_, Mhat_, L_, Z_, MZ_;  // Mhat_ holds M̃ = C M C; Z_ = Q[:, r:], MZ_ = M̃ Z
+  Vec mu_free_;
+  Vec col_scale_, rr_scale_, rr_inv_scale_, fhat_, xhat_, ctilde_, mu_;
+  bool last_rank_revealing_ = false;
+  long rank_revealing_solves_ = 0;
+  int last_rank_ = 0;
+  double last_rank_margin_ = 1.0;
+  int last_dropped_ = 0;
+  bool reduced_mass_indefinite_ = false;
+  // dense range-space path (full rank, M positive definite): M = L Lᵀ, X = L⁻¹ Âᵀ,
+  // S = Xᵀ X (unit diagonal after Jacobi scaling js), LDLᵀ of S.
+  Eigen::LDLT<Mat> dense_ldlt_;
+  Mat X_, Sd_;
+  Vec js_, y_, lam_;
+  bool last_dense_range_ = false;
 };
 
 }  // namespace gmbd

@@ -147,7 +147,8 @@ void RangeSpaceSolver::set_weights(const Vec& w) {
   }
 }
 
-bool RangeSpaceSolver::factor_normal(const Mat& A, const Vec& row_scale, double pivot_ratio) {
+bool RangeSpaceSolver::factor_normal(const Mat& A, const Vec& row_scale, double pivot_ratio,
+                                     double drop_relative) {
   row_scale_ = row_scale;
   normal_.set_zero();
   double* S = normal_.values();
@@ -181,7 +182,7 @@ bool RangeSpaceSolver::factor_normal(const Mat& A, const Vec& row_scale, double 
       }
     }
   }
-  return normal_.factorize(pivot_ratio);
+  return normal_.factorize(pivot_ratio, drop_relative);
 }
 
 RangeSpaceSolver::BlockView RangeSpaceSolver::view(const Block& blk) {

@@ -34,7 +34,9 @@ class RangeSpaceSolver {
   void set_weights(const Vec& w);
   /// S = Â D Âᵀ with Â = diag(row_scale) A (dense storage, only pattern entries read), and its
   /// LDLᵀ. Returns false when S is not numerically positive definite (redundant or empty rows).
-  bool factor_normal(const Mat& A, const Vec& row_scale, double pivot_ratio);
+  /// With drop_relative > 0, rows whose pivot falls to drop_relative of their diagonal are
+  /// dropped (SparseLdlt::factorize): their multipliers are 0 and they are not enforced.
+  bool factor_normal(const Mat& A, const Vec& row_scale, double pivot_ratio, double drop_relative = 0.0);
   /// KKT solve after factor_mass() and factor_normal(): a (n) and λ̂ (m, for scaled rows).
   void solve_kkt(const Vec& f, const Vec& b_scaled, Vec& a, Vec& lambda_scaled);
   /// Minimum-norm correction after set_weights() and factor_normal(): μ = S⁻¹ r,

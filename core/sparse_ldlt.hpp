@@ -36,12 +36,27 @@ class SparseLdlt {
 
   /// Computes L and D. Returns false (factorisation unusable) when a pivot is not finite or
   /// d_k ≤ pivot_ratio · max(d): the matrix is not (numerically) positive definite.
-  bool factorize(double pivot_ratio);
+  /// With drop_relative > 0, a pivot with |d_k| ≤ drop_relative · S_kk (a row that is, within
+  /// that tolerance, a combination of the rows eliminated before it) is dropped instead: d_k is
+  /// set to +∞, so that the row takes no part in later rows and solve() returns 0 for it — the
+  /// solution of the system with that row (and column) removed. The rest is tested as above.
+  bool factorize(double pivot_ratio, double drop_relative = 0.0);
   /// x ← S⁻¹ x in place (x has size n), with the factors of the last successful factorize().
   void solve(double* x) const;
 
   /// Row (in the caller's numbering) of the smallest pivot of the last factorize().
   int smallest_pivot_row() const { return smallest_pivot_row_; }
+  /// Smallest over largest |pivot| of the last factorize() (0 when it failed outright).
+  double pivot_ratio() const { return pivot_ratio_; }
+  /// Smallest |pivot| of the last factorize() (dropped rows excluded; +∞ for size 0).
+  double smallest_pivot() const { return smallest_pivot_; }
+  /// min_k d_k / S_kk of the last factorize(): invariant under diagonal scaling of S, and
+  /// ≈ σ_min² of the unit-diagonal matrix, so a measure of how nearly singular S is whatever
+  /// the units of its rows (0 when it failed outright).
+  double relative_pivot_ratio() const { return relative_pivot_ratio_; }
+  /// Rows (caller's numbering) dropped by the last factorize(), and their d_k / S_kk.
+  const std::vector<int>& dropped_rows() const { return dropped_; }
+  const std::vector<double>& dropped_ratios() const { return dropped_ratio_; }
   /// Non-zeros of L below the diagonal (fill included): the cost measure of the ordering.
   int factor_nonzeros() const { return static_cast<int>(l_rows_.size()); }
 
@@ -60,6 +75,11 @@ class SparseLdlt {
   std::vector<double> work_;                // zero between calls of factorize()
   mutable std::vector<double> solve_work_;
   int smallest_pivot_row_ = -1;
+  double pivot_ratio_ = 1.0;
+  double smallest_pivot_ = 0.0;
+  double relative_pivot_ratio_ = 1.0;
+  std::vector<int> dropped_;            // capacity n reserved: no allocation in factorize()
+  std::vector<double> dropped_ratio_;
 };
 
 }  // namespace gmbd

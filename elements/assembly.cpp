@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "elements/quaternion_norm.hpp"
 
 namespace gmbd::elements {
 
@@ -32,19 +33,25 @@ void AssembledModel::require_building(const char* method) const {
 
 int AssembledModel::add_body(Body body) {
   require_building("add_body");
-  if (!elements_.empty())
+  if (elements_started())
     throw std::logic_error("AssembledModel::add_body: bodies must precede elements");
   body.first = nq();
   const auto names = body.coordinate_names();
   const auto units = body.coordinate_units();
   for (size_t i = 0; i < names.size(); ++i) add_coordinate(body.name + "." + names[i], units[i]);
   bodies_.push_back(std::move(body));
+  // A quaternion body owns its unit row "<body>.unit": an element added now, so that body rows
+  // come first and every model built from these bodies has them (elements_started() skips it).
+  if (bodies_.back().kind == BodyKind::kQuaternion) {
+    add_element(std::make_unique<QuaternionNorm>(bodies_.back()));
+    ++body_elements_;
+  }
   return static_cast<int>(bodies_.size()) - 1;
 }
 
 int AssembledModel::add_float_coordinate(const std::string& point_name) {
   require_building("add_float_coordinate");
-  if (!elements_.empty())
+  if (elements_started())
     throw std::logic_error("AssembledModel::add_float_coordinate: floats must precede elements");
   const int index = add_coordinate(point_name + ".s", "m");
   float_coordinates_.push_back(index);
@@ -54,7 +61,7 @@ int AssembledModel::add_float_coordinate(const std::string& point_name) {
 int AssembledModel::add_element_coordinate(const std::string& element_name,
                                            const std::string& suffix, const std::string& unit) {
   require_building("add_element_coordinate");
-  if (!elements_.empty())
+  if (elements_started())
     throw std::logic_error("AssembledModel::add_element_coordinate: must precede elements");
   return add_coordinate(element_name + "." + suffix, unit);
 }
@@ -133,11 +140,16 @@ void AssembledModel::finalize(bool allow_floats) {
   // at the first evaluation; say so now, by name. One held only by elastic elements is a float
   // (a massless junction): its position follows from a force balance, which linear analysis
   // condenses but the acceleration-level KKT solve cannot represent.
+  // M at q = 0, except quaternion bodies at the identity e = (1, 0, 0, 0) (their block is zero at
+  // e = 0). A body's own unit row holds only |e|, not the rotation: it does not count as holding.
   Mat M = Mat::Zero(nq(), nq());
-  const Vec q = Vec::Zero(nq());
+  Vec q = Vec::Zero(nq());
+  for (const auto& b : bodies_)
+    if (b.kind == BodyKind::kQuaternion) q(b.first + 3) = 1.0;
   mass_matrix(0.0, q, M);
   std::vector<bool> constrained(static_cast<size_t>(nq()), false), elastic(static_cast<size_t>(nq()), false);
-  for (const auto& e : elements_) {
+  for (size_t k = static_cast<size_t>(body_elements_); k < elements_.size(); ++k) {
+    const auto& e = elements_[k];
     const bool rows = e->n_holonomic() > 0 || e->n_nonholonomic() > 0;
     for (int c : e->coordinates()) {
       if (rows) constrained[static_cast<size_t>(c)] = true;
@@ -185,9 +197,17 @@ void AssembledModel::finalize(bool allow_floats) {
 
 void AssembledModel::derive_sparsity() {
   sparsity_ = {};
-  for (const auto& b : bodies_)
+  for (const auto& b : bodies_) {
+    if (b.kind == BodyKind::kQuaternion) {
+      // m on the translations, the dense 4 × 4 block 4 Lᵀ I_b L + k e eᵀ on e: four blocks of M.
+      for (int i = 0; i < 3; ++i) sparsity_.mass.emplace_back(b.first + i, b.first + i);
+      for (int i = 3; i < 7; ++i)
+        for (int j = 3; j <= i; ++j) sparsity_.mass.emplace_back(b.first + i, b.first + j);
+      continue;
+    }
     for (int i = 0; i < b.size(); ++i)
       for (int j = 0; j <= i; ++j) sparsity_.mass.emplace_back(b.first + i, b.first + j);
+  }
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     for (int c : e.coordinates()) {
@@ -202,9 +222,11 @@ void AssembledModel::derive_sparsity() {
 void AssembledModel::derive_partition() {
   partition_ = {};
   const int n = nq();
-  // Border: coordinates touched by more than one constraint element, with their whole body.
+  // Border: coordinates touched by more than one constraint element, with their whole body. A
+  // quaternion body's own unit row does not count: like its mass block, it stays with the body.
   std::vector<int> touches(static_cast<size_t>(n), 0);
-  for (const auto& e : elements_) {
+  for (size_t k = static_cast<size_t>(body_elements_); k < elements_.size(); ++k) {
+    const auto& e = elements_[k];
     if (e->n_holonomic() + e->n_nonholonomic() == 0) continue;
     std::vector<int> seen;
     for (int c : e->coordinates())
@@ -272,7 +294,7 @@ void AssembledModel::gather(const Element& e, CVec x, double* local) const {
 // ---- Model -------------------------------------------------------------------------------------
 
 void AssembledModel::mass_matrix(double /*t*/, CVec q, MatRef M) const {
-  double block[36];
+  double block[49];  // the largest body block: 7 × 7 (quaternion bodies)
   for (const auto& b : bodies_) {
     const int n = b.size();
     std::fill(block, block + n * n, 0.0);
@@ -288,7 +310,7 @@ void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
   for (int k = 0; k < 3; ++k)
     if (ground_acceleration_[k]) ag[k] = ground_acceleration_[k]->value(t);
   for (const auto& b : bodies_) {
-    double local[6] = {0, 0, 0, 0, 0, 0};
+    double local[7] = {0, 0, 0, 0, 0, 0, 0};
     b.add_velocity_product_force(q.data() + b.first, v.data() + b.first, local);
     for (int k = 0; k < translations(b); ++k) local[k] += b.mass * (gravity_[k] - ag[k]);
     for (int i = 0; i < b.size(); ++i) f(b.first + i) += local[i];
@@ -460,6 +482,25 @@ void AssembledModel::correction_weights(VecRef w) const {
 void AssembledModel::force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRef dfdv) const {
   // Velocity-product forces of spatial bodies: differentiate f_gyro(q, v) with duals.
   for (const auto& b : bodies_) {
+    if (b.kind == BodyKind::kQuaternion) {
+      for (int j = 0; j < 14; ++j) {  // as below: one directional dual per coordinate and rate
+        using D = Dual<double, 1>;
+        D c[7], cd[7], out[7];
+        for (int i = 0; i < 7; ++i) {
+          c[i] = D(q(b.first + i));
+          cd[i] = D(v(b.first + i));
+        }
+        (j < 7 ? c[j] : cd[j - 7]).d[0] = 1.0;
+        quaternion_velocity_product_force(b, c, cd, out);
+        for (int i = 3; i < 7; ++i) {
+          if (j < 7)
+            dfdq(b.first + i, b.first + j) += out[i].d[0];
+          else
+            dfdv(b.first + i, b.first + j - 7) += out[i].d[0];
+        }
+      }
+      continue;
+    }
     if (b.kind != BodyKind::kSpatial) continue;
     for (int j = 0; j < 12; ++j) {
       // Exact directional derivatives, one coordinate at a time: f_gyro is a few dozen flops.
@@ -614,6 +655,20 @@ void AssembledModel::state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfd
 
 void AssembledModel::mass_product_tangent(CVec q, CVec a, MatRef out) const {
   for (const auto& b : bodies_) {
+    if (b.kind == BodyKind::kQuaternion) {  // ∂/∂e of (4 Lᵀ I_b L + k e eᵀ) a_e
+      for (int j = 0; j < 4; ++j) {
+        using D = Dual<double, 1>;
+        D e[4], alpha[4], r[4];
+        for (int i = 0; i < 4; ++i) {
+          e[i] = D(q(b.first + 3 + i));
+          alpha[i] = D(a(b.first + 3 + i));
+        }
+        e[j].d[0] = 1.0;
+        quaternion_mass_times(b, e, alpha, r);
+        for (int i = 0; i < 4; ++i) out(b.first + 3 + i, b.first + 3 + j) += r[i].d[0];
+      }
+      continue;
+    }
     if (b.kind != BodyKind::kSpatial) continue;  // constant mass blocks otherwise
     for (int j = 0; j < 3; ++j) {
       using D = Dual<double, 1>;
@@ -695,7 +750,7 @@ void AssembledModel::point_jacobian(const PointDef& point, CVec q, MatRef J) con
   const int n = static_cast<int>(idx.size());
   with_dual_size(n, [&]<int N>() {
     using D = Dual<double, N>;
-    D x[N < 6 ? 6 : N];
+    D x[N < 7 ? 7 : N];
     for (int i = 0; i < n; ++i) x[i] = D::variable(q(idx[static_cast<size_t>(i)]), i);
     const Vec3<D> p = binding.position(x);
     for (int i = 0; i < n; ++i) {
@@ -731,6 +786,13 @@ Vec AssembledModel::yaw_map(CVec q) const {
       const Eigen::Vector3d da = W.partialPivLu().solve(Eigen::Vector3d::UnitZ());
       for (int i = 0; i < 3; ++i) Y(b.first + 3 + i) = da(i);
     }
+    if (b.kind == BodyKind::kQuaternion) {
+      // e' = (cos s/2, 0, 0, sin s/2) ⊗ e: d/ds at 0 = ½ (0, ẑ) ⊗ e = ½ (−e3, −e2, e1, e0).
+      Y(b.first + 3) = -0.5 * c[6];
+      Y(b.first + 4) = -0.5 * c[5];
+      Y(b.first + 5) = 0.5 * c[4];
+      Y(b.first + 6) = 0.5 * c[3];
+    }
   }
   return Y;
 }
@@ -740,6 +802,11 @@ int AssembledModel::element_of_holonomic_row(int row) const {
     if (row >= slots_[k].holonomic_row && row < slots_[k].holonomic_row + slots_[k].rows)
       return static_cast<int>(k);
   return -1;
+}
+
+void AssembledModel::derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec /*z*/,
+                                     VecRef out) const {
+  declared_.evaluate(*this, t, q, v, a, lambda, out);
 }
 
 }  // namespace gmbd::elements

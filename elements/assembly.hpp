@@ -8,6 +8,7 @@
 
 #include "core/model.hpp"
 #include "core/signal.hpp"
+#include "elements/declared_outputs.hpp"
 #include "elements/element.hpp"
 #include "elements/point.hpp"
 
@@ -27,7 +28,9 @@ struct TagStiffness {
 ///
 /// Coordinates: each body's in body order ("<body>.x", "<body>.theta", …), then float
 /// coordinates (sliding points: "<point>.s"). Constraint rows: element order, named
-/// "<element>" or "<element>.<row>". A moving ground is represented by writing every coordinate
+/// "<element>" or "<element>.<row>"; a quaternion body adds its unit row "<body>.unit" (an
+/// internal QuaternionNorm element, elements/quaternion_norm.hpp) when it is added, so these
+/// rows come first. A moving ground is represented by writing every coordinate
 /// relative to it: a ground acceleration a_g(t) acts as the uniform inertial field −m a_g on
 /// every body (exactly how the catalogue's RIS and pendulum models treat floor motion).
 class AssembledModel final : public Model {
@@ -35,6 +38,7 @@ class AssembledModel final : public Model {
   explicit AssembledModel(std::string type_name, int dimension);
 
   // ---- phase 1: coordinates ---------------------------------------------------------------
+  /// Adds the body's coordinates (and, for a quaternion body, its unit row).
   int add_body(Body body);
   /// A sliding coordinate (massless float) carried by point `point_name`.
   int add_float_coordinate(const std::string& point_name);
@@ -70,7 +74,10 @@ class AssembledModel final : public Model {
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<PointDef>& points() const { return points_; }
   const Ground& ground() const { return ground_; }
+  /// Every element: first the bodies' own (body_element_count(): quaternion unit rows), then
+  /// those added by add_element().
   const std::vector<std::unique_ptr<Element>>& elements() const { return elements_; }
+  int body_element_count() const { return body_elements_; }
   int body_index(const std::string& name) const;   ///< −1 if none
   int point_index(const std::string& name) const;  ///< −1 if none
   /// World position of a named point (or body origin) at q.
@@ -107,6 +114,15 @@ class AssembledModel final : public Model {
   /// coordinates. Chains and trees of bodies are then solved in linear time (KktSolver).
   KktSparsity kkt_sparsity() const override { return sparsity_; }
 
+  // ---- declared outputs (docs/model-files.md, outputs) ----------------------------------------
+  /// The model file's and run file's `outputs:`; may be set after finalize() (they do not
+  /// change the dynamics).
+  void set_declared_outputs(DeclaredOutputs outputs) { declared_ = std::move(outputs); }
+  const DeclaredOutputs& declared_outputs() const { return declared_; }
+  std::vector<NamedQuantity> output_quantities() const override { return declared_.columns(); }
+  void derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec z,
+                       VecRef out) const override;
+
   // ---- tangents for linear analysis -----------------------------------------------------------
   /// ∂f/∂q and ∂f/∂v of the applied forces (nq × nq), including velocity-product terms.
   void force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRef dfdv) const;
@@ -119,7 +135,8 @@ class AssembledModel final : public Model {
   /// ∂ż/∂z (nz × nz). Throws InputError naming an element whose states have no exact tangents.
   void state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfdq, MatRef dfdz, MatRef dzdq,
                       MatRef dzdv, MatRef dzdz) const;
-  /// ∂(M(q) a)/∂q for a fixed a (nq × nq, added): spatial bodies' W_bᵀ I W_b by duals.
+  /// ∂(M(q) a)/∂q for a fixed a (nq × nq, added): spatial bodies' W_bᵀ I W_b and quaternion
+  /// bodies' 4 Lᵀ I_b L + k e eᵀ by duals.
   void mass_product_tangent(CVec q, CVec a, MatRef out) const;
   /// Tangents of the holonomic rows at a moving state: ∂(G v + g_t)/∂q, ∂b/∂q, ∂b/∂v
   /// (n_holonomic × nq each, added).
@@ -148,7 +165,8 @@ class AssembledModel final : public Model {
   double prepare_flexure_terms(double t, CVec q, bool after_equilibrium) const;
   /// How a small rigid yaw s of everything (structure and model) about the world z axis moves
   /// the coordinates at q (nq): body positions (−y, x), a planar body's angle 1, a spatial body's
-  /// angles W_s⁻¹ ẑ (1 on yaw for zyx); element-owned and sliding coordinates do not move.
+  /// angles W_s⁻¹ ẑ (1 on yaw for zyx), a quaternion body's e by ½ (−e3, −e2, e1, e0);
+  /// element-owned and sliding coordinates do not move.
   Vec yaw_map(CVec q) const;
   /// Index of the element that owns holonomic row `row`, or −1.
   int element_of_holonomic_row(int row) const;
@@ -166,12 +184,15 @@ class AssembledModel final : public Model {
   void derive_sparsity();
   void require_building(const char* method) const;
   void gather(const Element& e, CVec x, double* local) const;
+  /// True once an element other than a body's own has been added.
+  bool elements_started() const { return static_cast<int>(elements_.size()) > body_elements_; }
 
   std::string type_;
   int dimension_;
   bool finalized_ = false;
   std::vector<Body> bodies_;
   KktSparsity sparsity_;
+  DeclaredOutputs declared_;
   std::vector<PointDef> points_;
   std::vector<int> float_coordinates_;
   std::vector<int> floats_;
@@ -180,6 +201,7 @@ class AssembledModel final : public Model {
   std::shared_ptr<const Signal> ground_acceleration_[3];
   std::vector<std::unique_ptr<Element>> elements_;
   std::vector<Slot> slots_;
+  int body_elements_ = 0;  // elements_[0, body_elements_): the bodies' own (quaternion unit rows)
   std::vector<double> weights_, velocity_weights_;
   bool all_explicit_ = false;
   KktPartition partition_;

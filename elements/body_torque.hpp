@@ -1,5 +1,6 @@
 // A torque τ(t) (world axes) on a rigid body: generalised force f_angles = W_bᵀ Rᵀ τ on its angle
-// coordinates (the virtual work τ·δφ with δφ = R W_b δa), f = τ on θ for a planar body.
+// coordinates (the virtual work τ·δφ with δφ = R W_b δa), 2 Lᵀ Rᵀ τ on Euler parameters
+// (δφ = 2 R L δe), f = τ on θ for a planar body.
 #pragma once
 
 #include "elements/applied_force.hpp"
@@ -31,17 +32,13 @@ class BodyTorque final : public Element {
     }
     const Vec3<T> tau{T(tau_[0].at(t)), T(tau_[1].at(t)), T(tau_[2].at(t))};
     const Mat3<T> r = body_.orientation(c);
-    const Mat3<T> w = body_rate_matrix(body_.sequence, c[3], c[4], c[5]);
-    const Vec3<T> gen = w.transpose_times(r.transpose_times(tau));
-    f[3] = f[3] + gen.x;
-    f[4] = f[4] + gen.y;
-    f[5] = f[5] + gen.z;
+    body_.add_body_torque(c, r.transpose_times(tau), f);  // τ_b = Rᵀ τ
   }
   void add_forces(double t, const double* q, const double*, double* f) const override { torque(t, q, f); }
   void add_force_tangents(double t, const double* q, const double*, double* dfdq, double*) const override {
     const int n = local_size();
     for (int j = 0; j < n; ++j) {
-      Dual<double, 1> c[6], f[6];
+      Dual<double, 1> c[7], f[7];
       for (int i = 0; i < n; ++i) c[i] = Dual<double, 1>(q[i]);
       c[j].d[0] = 1.0;
       torque(t, c, f);

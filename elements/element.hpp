@@ -235,9 +235,9 @@ class HolonomicElement : public Element {
     constexpr bool timed = time_dependent<Derived>();
     with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
-      // N ≥ n: only what the element uses (zero-initialised); at least 6 so that code paths for
-      // spatial carriers, never taken with a small N, still index inside the array.
-      D qd[N < 6 ? 6 : N];
+      // N ≥ n: only what the element uses (zero-initialised); at least 7 so that code paths for
+      // spatial and quaternion carriers, never taken with a small N, still index inside the array.
+      D qd[N < 7 ? 7 : N];
       for (int i = 0; i < n; ++i) {
         qd[i].v = q[i];
         qd[i].d[static_cast<size_t>(i)] = 1.0;
@@ -458,7 +458,7 @@ class MeasureForceElement : public Element {
     constexpr bool timed = time_dependent<Derived>();
     with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D = Dual<double, N>;
-      D qd[N < 6 ? 6 : N];
+      D qd[N < 7 ? 7 : N];
       for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
       D sd[k];
       self().measure(timed ? D::variable(t, n) : D(t), qd, sd);
@@ -485,7 +485,7 @@ class MeasureForceElement : public Element {
     with_dual_size(n, [&]<int N>() {
       using D1 = Dual<double, N>;
       using D2 = Dual<D1, N>;
-      D2 qd[N < 6 ? 6 : N];
+      D2 qd[N < 7 ? 7 : N];
       seed_second_order(q, n, qd);
       D2 s[Derived::kMeasure];
       self().measure(D2(t), qd, s);

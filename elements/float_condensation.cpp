@@ -27,6 +27,7 @@ FloatCondensedModel::FloatCondensedModel(std::shared_ptr<const AssembledModel> i
   for (const auto& [name, value] : inner_->parameter_record()) record_parameter(name, value);
   const int nf = static_cast<int>(floats_.size());
   q_full_ = q_start;
+  a_full_ = Vec::Zero(q_start.size());
   v_full_ = Vec::Zero(n);
   f_full_ = Vec::Zero(n);
   w_full_ = Vec::Zero(n);
@@ -190,13 +191,23 @@ double FloatCondensedModel::energy(double t, CVec q, CVec v) const {
 std::vector<NamedQuantity> FloatCondensedModel::output_quantities() const {
   std::vector<NamedQuantity> out;
   for (int i : floats_) out.push_back(inner_->coordinates()[static_cast<size_t>(i)]);
+  for (const auto& c : inner_->declared_outputs().columns()) out.push_back(c);
   return out;
 }
 
-void FloatCondensedModel::derived_outputs(double t, CVec q, CVec v, CVec /*a*/, CVec /*lambda*/, CVec z,
+// The floats' positions, then the inner model's declared outputs at the expanded state. The
+// floats' accelerations are not part of the condensed solve: they enter as 0 (a point carried
+// by a float reports the acceleration of its carrier's motion only).
+void FloatCondensedModel::derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec z,
                                           VecRef out) const {
   expand(t, q, v, z);
-  for (size_t k = 0; k < floats_.size(); ++k) out(static_cast<Eigen::Index>(k)) = q_full_(floats_[k]);
+  const auto nf = static_cast<Eigen::Index>(floats_.size());
+  for (Eigen::Index k = 0; k < nf; ++k) out(k) = q_full_(floats_[static_cast<size_t>(k)]);
+  const int declared = inner_->declared_outputs().size();
+  if (declared == 0) return;
+  for (size_t i = 0; i < kept_.size(); ++i) a_full_(kept_[i]) = a(static_cast<Eigen::Index>(i));
+  inner_->declared_outputs().evaluate(*inner_, t, q_full_, v_full_, a_full_, lambda,
+                                      out.segment(nf, declared));
 }
 
 void FloatCondensedModel::correction_weights(VecRef w) const {

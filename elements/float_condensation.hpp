@@ -65,7 +65,7 @@ class FloatCondensedModel final : public Model {
   std::vector<int> floats_, kept_;
   double force_scale_ = 1.0;
   // Workspace (mutable: evaluations are const).
-  mutable Vec q_full_, v_full_, f_full_, z_zero_, w_full_;
+  mutable Vec q_full_, v_full_, f_full_, z_zero_, w_full_, a_full_;
   mutable Mat M_full_, dfdq_, dfdv_, J_ff_, G_full_;
   mutable Vec r_f_, dq_f_;
   mutable Eigen::PartialPivLU<Mat> lu_;

@@ -72,6 +72,7 @@ struct PointBinding {
         return {c[0] + cs * local.x - sn * local.y, c[1] + sn * local.x + cs * local.y, T(local.z)};
       }
       case BodyKind::kSpatial:
+      case BodyKind::kQuaternion:
         break;
     }
     return body->position(c) + rotation(q) * lift<T>(local);

@@ -57,7 +57,7 @@ void RollingBall::nonholonomic_jacobian(double, const double* q, double* H) cons
   const int n = local_size();
   with_dual_size(n, [&]<int N>() {
     using D = Dual<double, N>;
-    D qd[N < 6 ? 6 : N], vd[N < 6 ? 6 : N];
+    D qd[N < 7 ? 7 : N], vd[N < 7 ? 7 : N];
     for (int i = 0; i < n; ++i) {
       qd[i] = D(q[i]);
       vd[i] = D::variable(0.0, i);  // h is affine in v: H = ∂h/∂v at any v

@@ -1,8 +1,9 @@
-// Small fixed-size 3-vectors and 3×3 matrices over any scalar (double or Dual), and the
-// rotation matrices of the angle sequences bodies use (docs/model-files.md, bodies).
+// Small fixed-size 3-vectors and 3×3 matrices over any scalar (double or Dual), the rotation
+// matrices of the angle sequences and of Euler parameters that bodies use (docs/model-files.md, bodies).
 #pragma once
 
 #include <array>
+#include <cmath>
 
 #include "core/dual.hpp"
 
@@ -125,6 +126,67 @@ Mat3<T> body_rate_matrix(AngleSequence sequence, const T& /*a1*/, const T& a2, c
     w(2, 0) = s2, w(2, 2) = T(1.0);
   }
   return w;
+}
+
+// ---- Euler parameters (unit quaternions; docs/theory.md §6) -------------------------------------
+// e = (e0, e1, e2, e3), e0 the scalar part, ē = (e1, e2, e3); a unit e is the rotation by the
+// angle φ about the unit axis n with e0 = cos(φ/2), ē = sin(φ/2) n (Nikravesh 1988, ch. 6).
+
+/// R(e) = (e0² − ēᵀē) I + 2 ē ēᵀ + 2 e0 ẽ (body → world). Quadratic in e, so for |e| ≠ 1 it is
+/// |e|² times a rotation; the body's unit row keeps |e| = 1.
+template <class T>
+Mat3<T> quaternion_rotation(const T* e) {
+  const T &e0 = e[0], &e1 = e[1], &e2 = e[2], &e3 = e[3];
+  const T d = e0 * e0 - e1 * e1 - e2 * e2 - e3 * e3;
+  Mat3<T> r;
+  r(0, 0) = d + 2.0 * e1 * e1, r(0, 1) = 2.0 * (e1 * e2 - e0 * e3), r(0, 2) = 2.0 * (e1 * e3 + e0 * e2);
+  r(1, 0) = 2.0 * (e1 * e2 + e0 * e3), r(1, 1) = d + 2.0 * e2 * e2, r(1, 2) = 2.0 * (e2 * e3 - e0 * e1);
+  r(2, 0) = 2.0 * (e1 * e3 - e0 * e2), r(2, 1) = 2.0 * (e2 * e3 + e0 * e1), r(2, 2) = d + 2.0 * e3 * e3;
+  return r;
+}
+
+/// L(e) x for the 3 × 4 matrix L(e) = [−ē, e0 I − ẽ]
+///   = [[−e1, e0, e3, −e2], [−e2, −e3, e0, e1], [−e3, e2, −e1, e0]],
+/// so that the body-frame angular velocity is ω_b = 2 L(e) ė (and a small rotation
+/// δφ_b = 2 L(e) δe). L is linear in e and L(e) e = 0, L(e) Lᵀ(e) = |e|² I, L(a) b = −L(b) a.
+template <class T>
+Vec3<T> quaternion_body_rate(const T* e, const T* x) {
+  return {-e[1] * x[0] + e[0] * x[1] + e[3] * x[2] - e[2] * x[3],
+          -e[2] * x[0] - e[3] * x[1] + e[0] * x[2] + e[1] * x[3],
+          -e[3] * x[0] + e[2] * x[1] - e[1] * x[2] + e[0] * x[3]};
+}
+
+/// out = L(e)ᵀ w (4 values): a body-frame torque τ_b does the virtual work τ_b·δφ_b = (2 Lᵀ τ_b)·δe.
+template <class T>
+void quaternion_body_rate_transpose(const T* e, const Vec3<T>& w, T* out) {
+  out[0] = -e[1] * w.x - e[2] * w.y - e[3] * w.z;
+  out[1] = e[0] * w.x - e[3] * w.y + e[2] * w.z;
+  out[2] = e[3] * w.x + e[0] * w.y - e[1] * w.z;
+  out[3] = -e[2] * w.x + e[1] * w.y + e[0] * w.z;
+}
+
+/// Euler parameters of the zyx rotation R = Rz(yaw) Ry(pitch) Rx(roll): the product of the
+/// half-angle quaternions (cos ψ/2, 0, 0, sin ψ/2) ⊗ (cos θ/2, 0, sin θ/2, 0) ⊗ (cos φ/2, sin φ/2, 0, 0).
+inline std::array<double, 4> quaternion_from_zyx(double yaw, double pitch, double roll) {
+  const double cy = std::cos(0.5 * yaw), sy = std::sin(0.5 * yaw);
+  const double cp = std::cos(0.5 * pitch), sp = std::sin(0.5 * pitch);
+  const double cr = std::cos(0.5 * roll), sr = std::sin(0.5 * roll);
+  return {cy * cp * cr + sy * sp * sr, cy * cp * sr - sy * sp * cr, cy * sp * cr + sy * cp * sr,
+          sy * cp * cr - cy * sp * sr};
+}
+
+/// (yaw, pitch, roll) of a rotation matrix in the zyx convention R = Rz(yaw) Ry(pitch) Rx(roll),
+/// with pitch ∈ [−π/2, π/2] and yaw, roll ∈ (−π, π]. pitch = atan2(−R20, √(R00² + R10²)) (exact
+/// also near ±π/2, where asin loses digits). At the pole (√(R00² + R10²) ≤ 1e-12, |pitch| = π/2
+/// to ~1e-12 rad) only roll − yaw (pitch = +π/2) or roll + yaw (pitch = −π/2) is defined: this
+/// function returns yaw = 0 there and puts the whole angle into roll = atan2(−R20 R01, R11).
+/// Elsewhere yaw = atan2(R10, R00), roll = atan2(R21, R22). Reading angles off a tumbling body
+/// therefore jumps by π in yaw and roll when it passes the pole; R itself is continuous.
+inline Vec3<double> zyx_angles_from_rotation(const Mat3<double>& R) {
+  const double c = std::hypot(R(0, 0), R(1, 0));
+  const double pitch = std::atan2(-R(2, 0), c);
+  if (c <= 1e-12) return {0.0, pitch, std::atan2(-R(2, 0) * R(0, 1), R(1, 1))};
+  return {std::atan2(R(1, 0), R(0, 0)), pitch, std::atan2(R(2, 1), R(2, 2))};
 }
 
 /// Unit vector along a (a ≠ 0) and two unit vectors n₁, n₂ with (â, n₁, n₂) right-handed

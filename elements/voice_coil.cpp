@@ -17,7 +17,7 @@ void VoiceCoil::measure_gradient(const double* q, double& x, double* J) const {
   const int n = local_size();
   with_dual_size(n, [&]<int N>() {
     using D = Dual<double, N>;
-    D qd[N < 6 ? 6 : N];
+    D qd[N < 7 ? 7 : N];
     for (int i = 0; i < n; ++i) qd[i] = D::variable(q[i], i);
     D s[1];
     measure(D(0.0), qd, s);
@@ -49,7 +49,7 @@ void VoiceCoil::measure_hessian(const double* q, double* J, double* H) const {
   with_dual_size(n, [&]<int N>() {
     using D1 = Dual<double, N>;
     using D2 = Dual<D1, N>;
-    D2 qd[N < 6 ? 6 : N];
+    D2 qd[N < 7 ? 7 : N];
     seed_second_order(q, n, qd);
     D2 s[1];
     measure(D2(0.0), qd, s);

@@ -228,6 +228,12 @@ void ExplicitRk::accept_step(double h, double t_new) {
   dense_valid_ = false;
 }
 
+bool ExplicitRk::state_at_last_step(VecRef z) {
+  if (system_ == nullptr || z.size() != z_.size()) return false;
+  z = z_;
+  return true;
+}
+
 double ExplicitRk::initial_step() {
   // Hairer's algorithm (HNW I, §II.4, p. 169) with sc_i = atol + rtol·|z_i|:
   //   d0 = ‖z‖, d1 = ‖f0‖, h0 = 0.01·d0/d1 (1e-6 if either is tiny)
@@ -342,6 +348,8 @@ void ExplicitRk::step_fixed_to(long target, VecRef z_out) {
     }
     accept_step(dt, t0_ + static_cast<double>(grid_index_ + 1) * dt);
     ++grid_index_;
+    // Progress between output rows (IntegratorOptions::on_step): one null check when unset.
+    if (options_.on_step) options_.on_step(t_, dt, stats_.steps);
   }
   z_out = z_;
 }
@@ -386,6 +394,7 @@ void ExplicitRk::step_adaptive() {
     if (err <= 1.0) {
       accept_step(h, t_new);
       h_ = next_step_size(h, h_free, cut, err, k);
+      if (options_.on_step) options_.on_step(t_, h, stats_.steps);
       return;
     }
     // Rejected (err > 1 or non-finite): shrink and retry from the same (t, z, f).

@@ -77,6 +77,7 @@ class ExplicitRk final : public Integrator {
 
   /// Time of the last accepted step.
   double time() const override { return t_; }
+  bool state_at_last_step(VecRef z) override;
 
   const RkTableau& tableau() const { return tableau_; }
   /// Step size the adaptive controller proposes for the next step (0 before the first step

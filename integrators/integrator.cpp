@@ -17,6 +17,8 @@ void Integrator::advance_to_step(long /*step*/, VecRef /*z_out*/) {
   throw std::logic_error("integrator " + name() + ": advance_to_step needs a fixed-step method");
 }
 
+bool Integrator::state_at_last_step(VecRef /*z*/) { return false; }
+
 std::vector<std::string> integrator_names() {
   std::vector<std::string> names = rk_tableau_names();
   for (const char* n : {"ida", "ida-index3", "cvode-bdf", "cvode-adams"}) names.emplace_back(n);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -49,6 +50,14 @@ struct IntegratorOptions {
   /// When set and true, the integrator stops within one step (or one right-hand-side
   /// evaluation for SUNDIALS) by throwing StopRequested: how Ctrl-C reaches a long step loop.
   const std::atomic<bool>* stop_flag = nullptr;
+  /// Called after every accepted step with the step's end time t, its size h and the number of
+  /// accepted steps so far (IntegratorStats::steps): how a run reports progress and flushes
+  /// its results between output rows far apart. Every integrator calls it (SUNDIALS ones step
+  /// in one-step mode for it), outside any SUNDIALS callback, so it may throw: the exception
+  /// leaves advance_to() with the step already accepted. Unset (the default) costs one null
+  /// check per step; calling it allocates nothing (what the callable does is its own affair:
+  /// the run driver reads a coarse clock, ≈ 9 ns, and does its work every flush_seconds).
+  std::function<void(double t, double h, long steps)> on_step;
 };
 
 struct IntegratorStats {
@@ -82,6 +91,10 @@ class Integrator {
   virtual void advance_to_step(long step, VecRef z_out);
   /// Time of the last accepted step.
   virtual double time() const = 0;
+  /// Writes the state z at time() (the last accepted step) into z (size: the system's
+  /// dimension) and returns true; false when the integrator cannot tell (nothing written).
+  /// For diagnosing a failure (the state the integrator could not step from); may allocate.
+  virtual bool state_at_last_step(VecRef z);
 
   const IntegratorStats& stats() const { return stats_; }
   /// Largest step-result correction since the previous call (then resets it): what the

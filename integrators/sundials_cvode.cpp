@@ -268,6 +268,19 @@ double SundialsCvode::time() const {
   return t;
 }
 
+bool SundialsCvode::state_at_last_step(VecRef z) {
+  Impl& s = *impl_;
+  if (s.memory == nullptr || !s.context || z.size() != s.n) return false;
+  // zn[0] at tn; a failure path: the workspace is allocated here.
+  Vec y = Vec::Zero(s.n);
+  ss::VectorView view(y, s.context->get());
+  double tn = s.t0;
+  CVodeGetCurrentTime(s.memory, &tn);
+  if (CVodeGetDky(s.memory, tn, 0, view.get()) < 0) return false;
+  z = y;
+  return true;
+}
+
 int SundialsCvode::last_order() const {
   int k = 0;
   if (impl_->memory != nullptr) CVodeGetLastOrder(impl_->memory, &k);
@@ -419,7 +432,12 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
       }
     }
   } else {
+    // One step per CVode call (CV_ONE_STEP), so that options.on_step sees every accepted step,
+    // outside SUNDIALS. The steps are those CV_NORMAL would take (CVODE chooses them without
+    // regard to tout, and the stop-time tests are the same); y(tout) is CV_NORMAL's
+    // CVodeGetDky(tout) (a step ending on tout returns zn[0], which that gives bit for bit).
     double tret = tn;
+    bool set_stop = true;
     for (;;) {
       // Up to tout, stopping at every input breakpoint on the way (CV_TSTOP_RETURN).
       CVodeGetNumSteps(s.memory, &nst);
@@ -429,9 +447,9 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
                                                        flag_meaning(CV_TOO_MUCH_WORK, s.options, s.bdf),
                                                        s.status, s.message));
       }
-      ss::check_setup(CVodeSetMaxNumSteps(s.memory, remaining), "CVodeSetMaxNumSteps");
-      s.set_stop_time(tn);
-      const int flag = CVode(s.memory, tout, s.y_out_view.get(), &tret, CV_NORMAL);
+      if (set_stop) s.set_stop_time(tn);
+      set_stop = false;
+      const int flag = CVode(s.memory, tout, s.y_out_view.get(), &tret, CV_ONE_STEP);
       update_stats();
       s.status.rethrow_fatal();
       if (flag < 0) {
@@ -444,7 +462,20 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
       }
       CVodeGetCurrentTime(s.memory, &tn);
       CVodeGetLastStep(s.memory, &hlast);
-      if (!(flag == CV_TSTOP_RETURN && tret < tout)) break;
+      if (s.options.on_step && stats_.steps > nst) s.options.on_step(tn, stats_.last_step, stats_.steps);
+      if (tn >= tout) break;
+      if (flag == CV_TSTOP_RETURN) set_stop = true;
+    }
+    if (tret != tout) {
+      // Past tout: a CV_NORMAL call takes no step and interpolates (CVodeGetDky(tout)).
+      const int flag = CVode(s.memory, tout, s.y_out_view.get(), &tret, CV_NORMAL);
+      s.status.rethrow_fatal();
+      if (flag < 0) {
+        throw IntegrationError(tn, ss::failure_message(name, tn, hlast, flag_name(flag),
+                                                       "CVode could not interpolate at tout = " +
+                                                           ss::format_number(tout),
+                                                       s.status, s.message));
+      }
     }
     double t_now = tn;
     CVodeGetCurrentTime(s.memory, &t_now);

@@ -58,6 +58,8 @@ class SundialsCvode final : public Integrator {
   void initialize(OdeSystem& system, double t0, CVec z0) override;
   void advance_to(double tout, VecRef z_out) override;
   double time() const override;
+  /// y(time()) (CVodeGetDky); allocates (for failure diagnostics).
+  bool state_at_last_step(VecRef z) override;
 
   bool is_bdf() const;
   int last_order() const;

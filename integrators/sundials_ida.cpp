@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "integrators/sundials_common.hpp"
+#include "integrators/sundials_rank_revealing.hpp"
 
 namespace gmbd {
 
@@ -365,6 +366,19 @@ double SundialsIda::time() const {
   return t;
 }
 
+bool SundialsIda::state_at_last_step(VecRef z) {
+  Impl& s = *impl_;
+  if (s.memory == nullptr || !s.context || z.size() != s.nd) return false;
+  // The solution at tn (IDA's φ₀); a failure path: the workspace is allocated here.
+  Vec y = Vec::Zero(s.n);
+  ss::VectorView view(y, s.context->get());
+  double tn = s.t0;
+  IDAGetCurrentTime(s.memory, &tn);
+  if (IDAGetDky(s.memory, tn, 0, view.get()) < 0) return false;
+  z = y.head(s.nd);
+  return true;
+}
+
 int SundialsIda::last_order() const {
   int k = 0;
   if (impl_->memory != nullptr) IDAGetLastOrder(impl_->memory, &k);
@@ -480,8 +494,10 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   if (std::isfinite(o.stop_time)) ss::check_setup(IDASetStopTime(s.memory, o.stop_time), "IDASetStopTime");
   s.matrix = SUNDenseMatrix(s.n, s.n, ctx);
   if (s.matrix == nullptr) throw std::runtime_error("SUNDenseMatrix failed");
-  s.solver = SUNLinSol_Dense(s.y_view.get(), s.matrix, ctx);
-  if (s.solver == nullptr) throw std::runtime_error("SUNLinSol_Dense failed");
+  // Redundant constraint rows make the multiplier columns dependent and a singular position
+  // makes the matrix lose rank for an instant: the dense LU falls back to a rank-revealing QR.
+  s.solver = sundials_support::make_rank_revealing_dense_solver(ctx, s.y_view.get(), s.matrix);
+  if (s.solver == nullptr) throw std::runtime_error("creating the rank-revealing linear solver failed");
   ss::check_setup(IDASetLinearSolver(s.memory, s.solver, s.matrix), "IDASetLinearSolver");
   if (o.jacobian == "exact" && s.dae->has_jacobian()) {
     ss::check_setup(IDASetJacFn(s.memory, ida_jacobian), "IDASetJacFn");
@@ -507,6 +523,7 @@ void SundialsIda::restart_after_one_step(double tout) {
   IDAGetCurrentTime(s.memory, &tn);
   s.set_stop_time(tn, tout);
   double tret = s.t0;
+  const long steps_before_call = stats_.steps;
   const int flag =
       IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_ONE_STEP);
   update_stats();
@@ -518,6 +535,9 @@ void SundialsIda::restart_after_one_step(double tout) {
     throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
                                                        flag_meaning(flag, s.options), s.status,
                                                        s.message));
+  }
+  if (s.options.on_step && stats_.steps > steps_before_call) {
+    s.options.on_step(tret, stats_.last_step, stats_.steps);
   }
   // Restart from consistent values at tret (DSC projection + KKT: e.g. the RIS radii become
   // √(xb² + yb²) > 0, which IDA's Newton could not reach from r = 0).
@@ -624,6 +644,13 @@ void SundialsIda::advance_to(double tout, VecRef z_out) {
   if (tout <= tn) {
     // Reached by the restart steps above: y_out already holds y(tout).
   } else {
+    // One step per IDASolve call (IDA_ONE_STEP), so that options.on_step sees every accepted
+    // step, outside SUNDIALS. The steps are those IDA_NORMAL would take (IDA chooses them
+    // without regard to tout, and the stop-time tests are the same), and y(tout) comes from
+    // the same interpolation IDA_NORMAL ends with (see below).
+    bool set_stop = true;
+    double tret = tn;
+    int flag = 0;
     for (;;) {
       IDAGetNumSteps(s.memory, &nst);
       const long remaining = s.options.max_steps - (s.steps_before + nst);
@@ -632,29 +659,50 @@ void SundialsIda::advance_to(double tout, VecRef z_out) {
                                                        flag_meaning(IDA_TOO_MUCH_WORK, s.options),
                                                        s.status, s.message));
       }
-      ss::check_setup(IDASetMaxNumSteps(s.memory, remaining), "IDASetMaxNumSteps");
       // Up to tout, stopping at every input breakpoint on the way (IDA_TSTOP_RETURN).
-      s.set_stop_time(tn, std::numeric_limits<double>::infinity());
-      double tret = tn;
-      const int flag =
-          IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_NORMAL);
+      if (set_stop) s.set_stop_time(tn, std::numeric_limits<double>::infinity());
+      set_stop = false;
+      const long steps_before_call = stats_.steps;
+      tret = tn;
+      flag = IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_ONE_STEP);
       update_stats();
       s.status.rethrow_fatal();
-      if (flag == IDA_TSTOP_RETURN && tret < tout) {
-        IDAGetCurrentTime(s.memory, &tn);
-        continue;
+      if (flag < 0) {
+        if (restart_after_failure(flag)) {
+          IDAGetCurrentTime(s.memory, &tn);
+          set_stop = true;
+          continue;
+        }
+        double t_fail = s.t0, h_fail = 0.0;
+        IDAGetCurrentTime(s.memory, &t_fail);
+        IDAGetCurrentStep(s.memory, &h_fail);
+        throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
+                                                           flag_meaning(flag, s.options),
+                                                           s.status, s.message));
       }
-      if (flag >= 0) break;
-      if (restart_after_failure(flag)) {
-        IDAGetCurrentTime(s.memory, &tn);
-        continue;
+      IDAGetCurrentTime(s.memory, &tn);
+      IDAGetLastStep(s.memory, &hlast);
+      if (s.options.on_step && stats_.steps > steps_before_call) {
+        s.options.on_step(tn, stats_.last_step, stats_.steps);
       }
-      double t_fail = s.t0, h_fail = 0.0;
-      IDAGetCurrentTime(s.memory, &t_fail);
-      IDAGetCurrentStep(s.memory, &h_fail);
-      throw IntegrationError(t_fail, ss::failure_message(name, t_fail, h_fail, flag_name(flag),
-                                                         flag_meaning(flag, s.options),
-                                                         s.status, s.message));
+      if (tn >= tout) break;
+      if (flag == IDA_TSTOP_RETURN) set_stop = true;
+    }
+    if (tret != tout) {
+      // Past tout: an IDA_NORMAL call takes no step and interpolates y(tout) (IDAGetSolution),
+      // exactly as IDA_NORMAL ends its own step loop.
+      flag = IDASolve(s.memory, tout, &tret, s.y_out_view.get(), s.yp_out_view.get(), IDA_NORMAL);
+      s.status.rethrow_fatal();
+      if (flag < 0) {
+        throw IntegrationError(tn, ss::failure_message(name, tn, hlast, flag_name(flag),
+                                                       "IDASolve could not interpolate at tout = " +
+                                                           ss::format_number(tout),
+                                                       s.status, s.message));
+      }
+    } else if (flag != IDA_TSTOP_RETURN) {
+      // A step ending exactly on tout: IDA_NORMAL would return IDAGetSolution(tout) = φ₀, which
+      // IDAGetDky(tn, 0) gives bit for bit (the one-step return is the corrector's y).
+      IDAGetDky(s.memory, tout, 0, s.y_out_view.get());
     }
   }
   update_stats();

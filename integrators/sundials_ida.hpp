@@ -75,6 +75,8 @@ class SundialsIda final : public Integrator {
   void advance_to(double tout, VecRef z_out) override;
   /// Time IDA has reached (end of the last accepted step).
   double time() const override;
+  /// y(time()).head(state dimension) (IDAGetDky); allocates (for failure diagnostics).
+  bool state_at_last_step(VecRef z) override;
 
   DaeIndex formulation() const;
   /// True when the system supplied a DAE view (false: implicit ODE).

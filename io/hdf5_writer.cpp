@@ -247,6 +247,20 @@ struct Hdf5ResultWriter::Impl {
     }
   }
 
+  /// A root-level number rewritten often (progress): written in place when the attribute
+  /// exists (no delete and re-create of the attribute's storage), created otherwise.
+  void overwrite_double_attribute(hid_t object, const char* name, double value) {
+    const htri_t exists = H5Aexists(object, name);
+    if (exists > 0) {
+      const Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+      if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) {
+        fail(std::string("cannot write attribute '") + name + "' of '/'");
+      }
+      return;
+    }
+    double_attribute(object, "/", name, value);
+  }
+
   void create_layout() {
     const size_t nq = layout.coordinates.size();
     const hid_t root = file.get();
@@ -483,6 +497,19 @@ void Hdf5ResultWriter::flush() {
   impl_->check_open("flush()");
   const SilenceHdf5Errors silence;
   impl_->write_buffered();
+}
+
+void Hdf5ResultWriter::record_progress(double time, double step_size, long steps, double wall_seconds) {
+  if (!impl_) throw std::logic_error("Hdf5ResultWriter: record_progress() on a moved-from writer");
+  impl_->check_open("record_progress()");
+  const SilenceHdf5Errors silence;
+  Impl& w = *impl_;
+  const hid_t root = w.file.get();
+  w.overwrite_double_attribute(root, "progress_time", time);
+  w.overwrite_double_attribute(root, "progress_step_size", step_size);
+  w.overwrite_double_attribute(root, "progress_steps", static_cast<double>(steps));
+  w.overwrite_double_attribute(root, "progress_wall_seconds", wall_seconds);
+  w.write_buffered();  // the rows so far, then H5Fflush
 }
 
 void Hdf5ResultWriter::set_attribute(const std::string& name, const std::string& value) {

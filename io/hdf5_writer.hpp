@@ -59,7 +59,8 @@ void check_result_row(const ResultLayout& layout, const ResultRow& row, const st
 /// Appends rows to an HDF5 results file (HDF5 C API; file format 1.8, readable by HDF5 ≥ 1.8,
 /// h5py, MATLAB, Octave). Rows are buffered in storage preallocated by the constructor and
 /// written every `flush_rows` rows or `flush_seconds` of wall time (dataset extension + chunk
-/// write + H5Fflush), so an interrupted run keeps every flushed row. Not copyable; movable. One writer per file; writers
+/// write + H5Fflush), so an interrupted run keeps every flushed row. Between rows far apart the
+/// run driver calls record_progress() every flush_seconds, which flushes too. Not copyable; movable. One writer per file; writers
 /// of different files may run on different threads (HDF5 serialises calls internally).
 class Hdf5ResultWriter {
  public:
@@ -104,6 +105,12 @@ class Hdf5ResultWriter {
   /// Writes the buffered rows and flushes the file to disk. Throws std::runtime_error naming
   /// the path and dataset on failure (the rows stay buffered for a later attempt).
   void flush();
+  /// How far the run has got, for a reader of a file whose run never recorded its end (killed):
+  /// writes the root attributes progress_time (s), progress_step_size (s), progress_steps and
+  /// progress_wall_seconds (overwritten in place after the first call), then flush(): the
+  /// buffered rows and the attributes are in the file (docs/results-format.md, "Progress").
+  /// Throws like flush(); allocates only inside the HDF5 library.
+  void record_progress(double time, double step_size, long steps, double wall_seconds);
   /// Sets (or replaces) a root attribute, e.g. "status". Throws std::runtime_error on failure.
   void set_attribute(const std::string& name, const std::string& value);
   void set_attribute(const std::string& name, double value);

@@ -106,12 +106,14 @@ std::vector<std::string> names_of(const std::vector<std::string>& all, const std
 /// Mode shapes of spatial bodies as small rotations (docs/suspensions.md §8): the angle
 /// increments (δψ, δθ, δφ) mapped to the space-frame rotation W_s δa = R W_b δa and the
 /// body-frame rotation W_b δa at the operating point (equal to the increments, reordered, at zero
-/// angles). Columns "<body>.rx|ry|rz", one row per mode; real and imaginary parts.
+/// angles); for a quaternion body the Euler-parameter increments δe mapped to δφ_b = 2 L(e) δe and
+/// δφ_s = R δφ_b (Body::body_angular_velocity; the radial part of δe, which the unit row removes,
+/// maps to zero). Columns "<body>.rx|ry|rz", one row per mode; real and imaginary parts.
 void write_rotations(LinearFile& f, hid_t group, const elements::AssembledModel& model,
                      const analysis::LinearAnalysis& r) {
   std::vector<const elements::Body*> spatial;
   for (const auto& b : model.bodies())
-    if (b.kind == elements::BodyKind::kSpatial) spatial.push_back(&b);
+    if (b.spatial()) spatial.push_back(&b);
   if (spatial.empty() || r.modal.modes.empty()) return;
   const Eigen::Index nm = static_cast<Eigen::Index>(r.modal.modes.size()), nc = 3 * static_cast<Eigen::Index>(spatial.size());
   Mat space_re = Mat::Zero(nm, nc), space_im = space_re, body_re = space_re, body_im = space_re;
@@ -121,15 +123,15 @@ void write_rotations(LinearFile& f, hid_t group, const elements::AssembledModel&
     const auto& B = *spatial[b];
     for (const char* axis : {".rx", ".ry", ".rz"}) columns.push_back(B.name + axis);
     const double* c = q.data() + B.first;
-    const auto Wb = elements::body_rate_matrix(B.sequence, c[3], c[4], c[5]);
-    const auto Ws = B.orientation(c) * Wb;
+    const auto R = B.orientation(c);
     for (Eigen::Index k = 0; k < nm; ++k) {
       const auto& shape = r.modal.modes[static_cast<size_t>(k)].shape;
       for (int part = 0; part < 2; ++part) {
-        const elements::Vec3<double> da{part ? shape(B.first + 3).imag() : shape(B.first + 3).real(),
-                                        part ? shape(B.first + 4).imag() : shape(B.first + 4).real(),
-                                        part ? shape(B.first + 5).imag() : shape(B.first + 5).real()};
-        const auto ws = Ws * da, wb = Wb * da;
+        double dc[7] = {0, 0, 0, 0, 0, 0, 0};  // the body's coordinate increments (one part)
+        for (int i = 3; i < B.size(); ++i)
+          dc[i] = part ? shape(B.first + i).imag() : shape(B.first + i).real();
+        const auto wb = B.body_angular_velocity(c, dc);  // W_b δa or 2 L(e) δe
+        const auto ws = R * wb;
         Mat& S = part ? space_im : space_re;
         Mat& Bm = part ? body_im : body_re;
         for (int i = 0; i < 3; ++i) {

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <optional>
 #include <functional>
+#include <iomanip>
 #include <map>
 #include <sstream>
 
@@ -119,9 +120,23 @@ Body read_body(const ModelFileSpec& spec, const SpecEntry& e) {
     if (spec.dimension != 3)
       r.fail("type", "'planar' or 'point' in a 2-D model (spatial bodies need dimension: 3)",
              "'spatial'");
-    r.allow_only({"mass", "inertia", "angles"});
+    r.allow_only({"mass", "inertia", "angles", "rotation"});
     b.kind = BodyKind::kSpatial;
     b.inertia = read_inertia_tensor(r);
+    // `rotation`: three angles (the sequence in `angles`) or Euler parameters, which have no
+    // singular attitude (coordinates e0..e3 and the body's unit row "<body>.unit").
+    const std::string rotation = r.name_or("rotation", "angles");
+    if (rotation == "quaternion") {
+      if (r.has("angles"))
+        r.fail("angles", "no `angles` on a body with `rotation: quaternion` (its Euler parameters "
+                         "e0..e3 replace the angles; remove one of the two fields)",
+               "'" + r.name("angles") + "'");
+      b.kind = BodyKind::kQuaternion;
+    } else if (rotation != "angles") {
+      r.fail("rotation", "'angles' (three angles, sequence in `angles`) or 'quaternion' (Euler "
+                         "parameters e0..e3, no singular attitude)",
+             "'" + rotation + "'");
+    }
     const std::string seq = r.name_or("angles", "zyx");
     if (seq == "zyx") {
       b.sequence = elements::AngleSequence::kZyx;
@@ -792,6 +807,199 @@ std::vector<std::string> model_file_inputs(const ModelFileSpec& spec) {
   return names;
 }
 
+// ---- declared outputs (docs/model-files.md, outputs) --------------------------------------------
+
+namespace {
+
+const std::vector<std::string>& output_types() {
+  static const std::vector<std::string> types{"position", "velocity", "acceleration", "angle",
+                                              "distance", "orientation", "element_force",
+                                              "multiplier", "expression"};
+  return types;
+}
+
+/// A body by name ("ground" → nullptr when `ground_ok`); fails naming the known bodies.
+const Body* body_field(const SpecReader& r, const AssembledModel& model, const std::string& field,
+                       bool ground_ok) {
+  const std::string name = r.name(field);
+  if (ground_ok && name == "ground") return nullptr;
+  const int b = model.body_index(name);
+  if (b < 0 || !model.bodies()[static_cast<size_t>(b)].rotates()) {
+    std::vector<std::string> known;
+    if (ground_ok) known.emplace_back("ground");
+    for (const auto& body : model.bodies())
+      if (body.rotates()) known.push_back(body.name);
+    r.fail(field, "a rigid body" + std::string(ground_ok ? " or 'ground'" : "") + " (known: " + join(known) + ")",
+           "'" + name + "'");
+  }
+  return &model.bodies()[static_cast<size_t>(b)];
+}
+
+/// Kinematic columns "<name>.x", ".y"(, ".z") or one column "<name>".
+void axis_columns(elements::DeclaredOutput& o, int dimension, const char* unit) {
+  static const char* const kAxis[] = {"x", "y", "z"};
+  for (int k = 0; k < dimension; ++k) o.columns.push_back({o.name + "." + kAxis[k], unit});
+}
+
+elements::DeclaredOutput read_output(const SpecReader& r, const AssembledModel& model,
+                                     const PointTable& points, const elements::DeclaredOutputs& earlier,
+                                     const ModelFileSpec& spec) {
+  const SpecEntry& e = r.entry();
+  elements::DeclaredOutput o;
+  o.name = e.name;
+  o.dimension = model.dimension();
+  LocalCoordinates local;
+  const auto bind_body = [&](const Body* body) { return body != nullptr ? local.add_body(*body) : -1; };
+  if (e.type == "position" || e.type == "velocity" || e.type == "acceleration") {
+    r.allow_only({"point", "frame"});
+    o.kind = e.type == "position" ? elements::OutputKind::kPosition
+             : e.type == "velocity" ? elements::OutputKind::kVelocity
+                                    : elements::OutputKind::kAcceleration;
+    o.a = local.bind(points.resolve(r, "point"), model.bodies(), model.ground());
+    if (r.has("frame")) {
+      o.frame = body_field(r, model, "frame", true);
+      o.frame_offset = bind_body(o.frame);
+    }
+    axis_columns(o, o.dimension, e.type == "position" ? "m" : e.type == "velocity" ? "m/s" : "m/s²");
+  } else if (e.type == "distance") {
+    r.allow_only({"a", "b"});
+    o.kind = elements::OutputKind::kDistance;
+    o.a = local.bind(points.resolve(r, "a"), model.bodies(), model.ground());
+    o.b = local.bind(points.resolve(r, "b"), model.bodies(), model.ground());
+    o.columns.push_back({o.name, "m"});
+  } else if (e.type == "angle") {
+    o.kind = elements::OutputKind::kAngle;
+    if (o.dimension == 2) {
+      r.allow_only({"a", "b"});
+    } else {
+      r.allow_only({"a", "b", "axis"});
+    }
+    o.body_a = r.has("a") ? body_field(r, model, "a", true) : nullptr;
+    o.body_b = body_field(r, model, "b", false);
+    o.offset_a = bind_body(o.body_a);
+    o.offset_b = bind_body(o.body_b);
+    if (o.dimension == 3) {
+      const Vec3<double> axis = r.has("axis") ? read_vector(r, "axis", 3) : Vec3<double>{0, 0, 1};
+      const double norm = std::sqrt(axis.squared_norm());
+      if (!(norm > 0.0)) r.fail("axis", "a non-zero direction in a's frame", "the zero vector");
+      o.axis = axis * (1.0 / norm);
+    }
+    o.columns.push_back({o.name, "rad"});
+  } else if (e.type == "orientation") {
+    r.allow_only({"body"});
+    o.kind = elements::OutputKind::kOrientation;
+    o.body_a = body_field(r, model, "body", false);
+    o.offset_a = bind_body(o.body_a);
+    if (o.dimension == 2) {
+      o.columns.push_back({o.name, "rad"});
+    } else {
+      for (const char* a : {"yaw", "pitch", "roll"}) o.columns.push_back({o.name + "." + a, "rad"});
+    }
+  } else if (e.type == "element_force") {
+    r.allow_only({"element"});
+    o.kind = elements::OutputKind::kElementForce;
+    const std::string name = r.name("element");
+    std::vector<std::string> known;
+    for (size_t k = 0; k < model.elements().size(); ++k) {
+      const auto& el = *model.elements()[k];
+      if (el.measure_size() == 0) continue;
+      known.push_back(el.name());
+      if (el.name() == name && o.element < 0) o.element = static_cast<int>(k);
+    }
+    if (o.element < 0)
+      r.fail("element", "a force element with a force law (known: " + join(known) + ")", "'" + name + "'");
+    const int k = model.elements()[static_cast<size_t>(o.element)]->measure_size();
+    for (int c = 0; c < k; ++c) o.columns.push_back({k == 1 ? o.name : o.name + "." + std::to_string(c), "N"});
+  } else if (e.type == "multiplier") {
+    r.allow_only({"constraint"});
+    o.kind = elements::OutputKind::kMultiplier;
+    const std::string name = r.name("constraint");
+    const auto rows = model.constraint_names();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i] == name) {
+        o.rows = {static_cast<int>(i)};
+        o.columns.push_back({o.name, ""});
+        break;
+      }
+    }
+    if (o.rows.empty()) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].rfind(name + ".", 0) != 0) continue;
+        o.rows.push_back(static_cast<int>(i));
+        o.columns.push_back({o.name + rows[i].substr(name.size()), ""});
+      }
+    }
+    if (o.rows.empty())
+      r.fail("constraint", "a constraint row or a constraint element (rows: " + join(rows) + ")", "'" + name + "'");
+  } else if (e.type == "expression") {
+    r.allow_only({"value", "unit"});
+    o.kind = elements::OutputKind::kExpression;
+    const std::string text = r.text("value");
+    // Earlier outputs' columns by their names with '.' written '_' (B0.x → B0_x), and t.
+    std::vector<std::string> available;
+    for (const auto& c : earlier.columns()) {
+      std::string symbol = c.name;
+      std::replace(symbol.begin(), symbol.end(), '.', '_');
+      available.push_back(symbol);
+    }
+    std::vector<std::string> variables;
+    const auto symbols = spec.parameters.symbols();
+    for (const auto& used : expression_symbols(text, r.where("value"))) {
+      if (symbols.contains(used) && used != "t") continue;  // a parameter: a constant
+      const auto it = std::find(available.begin(), available.end(), used);
+      if (it != available.end()) {
+        o.inputs.push_back(static_cast<int>(it - available.begin()));
+        variables.push_back(used);
+      } else if (used == "t") {
+        o.inputs.push_back(-1);
+        variables.push_back(used);
+      }
+    }
+    if (static_cast<int>(variables.size()) > elements::DeclaredOutputs::kMaxExpressionInputs)
+      r.fail("value", "an expression of at most " + std::to_string(elements::DeclaredOutputs::kMaxExpressionInputs) +
+                          " output columns", std::to_string(variables.size()));
+    // Unknown names fail here, naming the parameters and the columns declared before.
+    auto compiled = std::make_shared<const CompiledExpression>(text, symbols, r.where("value"), variables);
+    o.value = [compiled](const double* x) { return compiled->value_at(x); };
+    o.derivative = [compiled](const double* x, int k) { return compiled->derivative(x, k); };
+    o.columns.push_back({o.name, r.has("unit") ? r.name("unit") : ""});
+  } else {
+    r.fail("type", "one of: " + join(output_types()), "'" + e.type + "'");
+  }
+  o.coordinates = local.global();
+  if (static_cast<int>(o.coordinates.size()) + 1 > elements::kMaxLocalCoordinates)
+    r.fail("type", "an output touching at most " + std::to_string(elements::kMaxLocalCoordinates - 1) + " coordinates",
+           std::to_string(o.coordinates.size()));
+  return o;
+}
+
+}  // namespace
+
+elements::DeclaredOutputs read_declared_outputs(const ModelFileSpec& spec, const std::vector<SpecEntry>& run_entries,
+                                                const std::string& run_source, const AssembledModel& model) {
+  elements::DeclaredOutputs outputs;
+  const PointTable points(spec, model);
+  ModelFileSpec run_spec;  // run-file entries: the model's parameters, the run file's name in messages
+  if (!run_entries.empty()) {
+    run_spec = spec;
+    run_spec.source = run_source;
+  }
+  std::vector<std::string> names;
+  const auto add = [&](const ModelFileSpec& owner, const SpecEntry& e) {
+    const SpecReader r(owner, e);
+    if (std::find(names.begin(), names.end(), e.name) != names.end())
+      r.fail("type", "an output name not used before (the model file and the run file share one namespace)",
+             "'" + e.name + "' again");
+    names.push_back(e.name);
+    elements::DeclaredOutput o = read_output(r, model, points, outputs, owner);
+    // An expression's inputs index the earlier columns; '−1' (t) stays.
+    outputs.add(std::move(o));
+  };
+  for (const auto& e : spec.outputs) add(spec, e);
+  for (const auto& e : run_entries) add(run_spec, e);
+  return outputs;
+}
+
 std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
                                                       const ModelInputs& inputs, bool allow_floats,
                                                       int max_flexure_stage) {
@@ -854,6 +1062,7 @@ std::unique_ptr<AssembledModel> build_assembled_model(const ModelFileSpec& spec,
   } catch (const InputError& e) {
     throw InputError(spec.source + ": " + e.what());
   }
+  if (!spec.outputs.empty()) model->set_declared_outputs(read_declared_outputs(spec, {}, "", *model));
   return model;
 }
 
@@ -911,33 +1120,151 @@ std::unique_ptr<AssembledModel> build_model_for_linear_analysis(const ModelFileS
   return build_assembled_model(spec, zero, true, max_flexure_stage);
 }
 
+namespace {
+
+/// Fields of `initial:` / `initial_velocity:` that are not coordinates: a quaternion body's
+/// orientation as zyx angles (`<body>.yaw`, `.pitch`, `.roll`, rad) and its body-frame angular
+/// velocity (`<body>.wx`, `.wy`, `.wz`, rad/s). Converted after the coordinates are read.
+struct QuaternionInitial {
+  const Body* body = nullptr;
+  double angles[3] = {0.0, 0.0, 0.0}, omega[3] = {0.0, 0.0, 0.0};
+  const SpecField* first_angle = nullptr;  // the first given, for messages
+  const SpecField* first_omega = nullptr;
+  const SpecField* first_e = nullptr;      // the first e0..e3 given in `initial:`
+  const SpecField* first_rate = nullptr;   // the first e0..e3 given in `initial_velocity:`
+};
+
+int suffix_index(const std::string& suffix, std::initializer_list<const char*> names) {
+  int k = 0;
+  for (const char* n : names) {
+    if (suffix == n) return k;
+    ++k;
+  }
+  return -1;
+}
+
+}  // namespace
+
 void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0) {
   auto symbols = spec.parameters.symbols();
+  // Quaternion bodies (model files always build an AssembledModel; other models have none).
+  std::vector<QuaternionInitial> quaternions;
+  if (const auto* assembled = dynamic_cast<const AssembledModel*>(&model))
+    for (const auto& b : assembled->bodies())
+      if (b.kind == BodyKind::kQuaternion) quaternions.push_back({&b});
+  // The quaternion body and suffix of an entry name "<body>.<suffix>" (nullptr: not one).
+  auto quaternion_of = [&](const std::string& name, std::string& suffix) -> QuaternionInitial* {
+    for (auto& qi : quaternions) {
+      const std::string& body = qi.body->name;
+      if (name.size() > body.size() + 1 && name.compare(0, body.size(), body) == 0 && name[body.size()] == '.') {
+        suffix = name.substr(body.size() + 1);
+        return &qi;
+      }
+    }
+    return nullptr;
+  };
+  std::string extra_names;  // accepted non-coordinate names, for the unknown-name message
   auto fill = [&](const std::vector<std::pair<std::string, SpecField>>& entries, VecRef out,
-                  const char* section) {
+                  const char* section, bool positions) {
     for (const auto& [name, field] : entries) {
+      const std::string where = spec.source + ":" + std::to_string(field.line) + ": " + section + "." + name;
+      auto evaluate = [&] {
+        if (field.items.size() != 1) throw InputError(where + ": expected a number, got a list");
+        const double value = evaluate_expression(field.items[0], symbols, where);
+        if (!std::isfinite(value)) throw InputError(where + ": expected a finite number, got " + field.items[0]);
+        return value;
+      };
+      std::string suffix;
+      if (QuaternionInitial* qi = quaternion_of(name, suffix)) {
+        const int angle = positions ? suffix_index(suffix, {"yaw", "pitch", "roll"}) : -1;
+        const int omega = positions ? -1 : suffix_index(suffix, {"wx", "wy", "wz"});
+        const bool is_e = suffix_index(suffix, {"e0", "e1", "e2", "e3"}) >= 0;
+        if (angle >= 0) {
+          qi->angles[angle] = evaluate();
+          if (!qi->first_angle) qi->first_angle = &field;
+          continue;
+        }
+        if (omega >= 0) {
+          qi->omega[omega] = evaluate();
+          if (!qi->first_omega) qi->first_omega = &field;
+          continue;
+        }
+        if (is_e && positions && !qi->first_e) qi->first_e = &field;
+        if (is_e && !positions && !qi->first_rate) qi->first_rate = &field;
+      }
       int index = -1;
       for (int i = 0; i < model.nq(); ++i)
         if (model.coordinates()[static_cast<size_t>(i)].name == name) index = i;
-      const std::string where = spec.source + ":" + std::to_string(field.line) + ": " + section + "." + name;
       if (index < 0)
         throw InputError(where + ": unknown coordinate (expected one of: " +
-                         join(model.coordinate_names()) + ")");
-      if (field.items.size() != 1) throw InputError(where + ": expected a number, got a list");
-      const double value = evaluate_expression(field.items[0], symbols, where);
-      if (!std::isfinite(value)) throw InputError(where + ": expected a finite number, got " + field.items[0]);
-      out(index) = value;
+                         join(model.coordinate_names()) + extra_names + ")");
+      out(index) = evaluate();
     }
   };
   q0.setZero();
   v0.setZero();
-  fill(spec.initial_position, q0, "initial");
-  fill(spec.initial_velocity, v0, "initial_velocity");
+  for (const auto& qi : quaternions) {
+    const std::string& b = qi.body->name;
+    extra_names += "; for quaternion body '" + b + "' also " + b + ".yaw, " + b + ".pitch, " + b +
+                   ".roll (initial) and " + b + ".wx, " + b + ".wy, " + b + ".wz (initial_velocity)";
+  }
+  fill(spec.initial_position, q0, "initial", true);
+  fill(spec.initial_velocity, v0, "initial_velocity", false);
+  for (const auto& qi : quaternions) {
+    const Body& b = *qi.body;
+    const int e = b.first + 3;
+    const std::string prefix = b.name + ".";
+    auto at = [&](const SpecField* f, const char* section, const std::string& field) {
+      return spec.source + ":" + std::to_string(f->line) + ": " + section + "." + prefix + field;
+    };
+    if (qi.first_angle && qi.first_e)
+      throw InputError(at(qi.first_angle, "initial", "yaw/pitch/roll") +
+                       ": expected the orientation of quaternion body '" + b.name +
+                       "' either as Euler parameters (" + prefix + "e0..e3) or as zyx angles (" +
+                       prefix + "yaw, pitch, roll), got both (" + prefix + "e… at line " +
+                       std::to_string(qi.first_e->line) + ")");
+    if (qi.first_omega && qi.first_rate)
+      throw InputError(at(qi.first_omega, "initial_velocity", "wx/wy/wz") +
+                       ": expected the rotation rate of quaternion body '" + b.name +
+                       "' either as Euler-parameter rates (" + prefix + "e0..e3) or as the body-frame "
+                       "angular velocity (" + prefix + "wx, wy, wz), got both (" + prefix + "e… at line " +
+                       std::to_string(qi.first_rate->line) + ")");
+    if (qi.first_angle) {
+      // R = Rz(yaw) Ry(pitch) Rx(roll), as a `spatial` body with `angles: zyx` would have it.
+      const auto eq = elements::quaternion_from_zyx(qi.angles[0], qi.angles[1], qi.angles[2]);
+      for (int i = 0; i < 4; ++i) q0(e + i) = eq[static_cast<size_t>(i)];
+    } else if (!qi.first_e) {
+      q0(e) = 1.0;  // no orientation given: the identity
+    } else {
+      // Given e0..e3 (missing ones 0) must be a unit quaternion; the initial projection only
+      // removes round-off, it must not silently rescale a mistyped value.
+      const double length = std::sqrt(q0(e) * q0(e) + q0(e + 1) * q0(e + 1) + q0(e + 2) * q0(e + 2) +
+                                      q0(e + 3) * q0(e + 3));
+      if (!(std::abs(length - 1.0) <= 1e-6)) {
+        std::ostringstream got;
+        got << std::setprecision(10) << "|e| = " << length << " (e = (" << q0(e) << ", " << q0(e + 1)
+            << ", " << q0(e + 2) << ", " << q0(e + 3) << "))";
+        throw InputError(at(qi.first_e, "initial", "e0..e3") + ": expected a unit quaternion for body '" +
+                         b.name + "', |e| = 1 (within 1e-6), got " + got.str());
+      }
+    }
+    if (qi.first_omega) {
+      // ė = ½ L(e)ᵀ ω_b: the rates with body angular velocity 2 L ė = ω_b (L Lᵀ = I) and eᵀė = 0.
+      const double ev[4] = {q0(e), q0(e + 1), q0(e + 2), q0(e + 3)};
+      double rate[4];
+      elements::quaternion_body_rate_transpose(ev, Vec3<double>{qi.omega[0], qi.omega[1], qi.omega[2]}, rate);
+      for (int i = 0; i < 4; ++i) v0(e + i) = 0.5 * rate[i];
+    }
+  }
 }
 
 BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
-  if (config.model_file.empty())
+  if (config.model_file.empty()) {
+    if (!config.outputs.empty())
+      throw InputError(config.source + ": outputs: declared outputs need a model file (model: {file: …}); the "
+                       "catalogue model '" + config.model + "' has its own outputs (gmbd models)");
     return build_model(config.model, config.parameters, config.source + ": model.parameters", inputs);
+  }
   auto spec = std::make_shared<ModelFileSpec>(load_model_file(config.model_file, config.model_changes));
   const std::vector<std::string> accepted = model_file_inputs(*spec);
   for (const auto& [name, signal] : inputs.signals) {
@@ -951,6 +1278,8 @@ BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
   }
   BuiltModel built;
   std::unique_ptr<AssembledModel> model = build_assembled_model(*spec, inputs, true);
+  if (!config.outputs.empty())
+    model->set_declared_outputs(read_declared_outputs(*spec, config.outputs, config.source, *model));
   built.q0 = Vec::Zero(model->nq());
   built.v0 = Vec::Zero(model->nq());
   model_file_initial_state(*spec, *model, built.q0, built.v0);

@@ -47,7 +47,18 @@ analysis::LossModel model_file_losses(const ModelFileSpec& spec, const elements:
 /// Initial state: q from the `initial:` expressions (unnamed coordinates 0), v from
 /// `initial_velocity:`; expressions may use parameters. Throws InputError for an unknown
 /// coordinate name (listing the valid ones). The caller projects onto the constraints.
+/// Quaternion bodies (an AssembledModel's BodyKind::kQuaternion): e0..e3 default to the identity
+/// (1, 0, 0, 0); `initial:` may give `<body>.yaw/.pitch/.roll` instead of e (zyx, converted) and
+/// `initial_velocity:` `<body>.wx/.wy/.wz` (body-frame ω_b, converted to ė = ½ L(e)ᵀ ω_b) instead
+/// of ė; a given e must have |e| = 1 within 1e-6 (InputError naming file, line, body and |e|).
 void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0);
+
+/// The declared outputs of the model file (spec.outputs) followed by a run file's
+/// (`run_entries`, messages naming `run_source`), one namespace: every type's fields and checks
+/// (docs/model-files.md, outputs). Throws InputError naming file, line, field, expected and actual.
+elements::DeclaredOutputs read_declared_outputs(const ModelFileSpec& spec, const std::vector<SpecEntry>& run_entries,
+                                                const std::string& run_source,
+                                                const elements::AssembledModel& model);
 
 struct RunConfig;
 

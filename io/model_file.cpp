@@ -99,28 +99,54 @@ struct Function {
   size_t min_args;
   size_t max_args;  // 0: no upper bound
   double (*apply)(const double* args, size_t count);  // args[0 .. count-1]; must not allocate
+  /// ∂f/∂args[k] (forward-mode derivatives of compiled expressions, CompiledExpression::derivative).
+  double (*partial)(const double* args, size_t count, size_t k);
 };
 
 double fold_min(const double* a, size_t n) { return *std::min_element(a, a + n); }
 double fold_max(const double* a, size_t n) { return *std::max_element(a, a + n); }
 
+// ∂min/∂a_k and ∂max/∂a_k: 1 for the (first) extreme argument, 0 for the others.
+double partial_min(const double* a, size_t n, size_t k) {
+  return static_cast<size_t>(std::min_element(a, a + n) - a) == k ? 1.0 : 0.0;
+}
+double partial_max(const double* a, size_t n, size_t k) {
+  return static_cast<size_t>(std::max_element(a, a + n) - a) == k ? 1.0 : 0.0;
+}
+
 using Args = const double*;
 const Function kFunctions[] = {
-    {"sqrt", "sqrt(x)", 1, 1, [](Args a, size_t) { return std::sqrt(a[0]); }},
-    {"sin", "sin(x)", 1, 1, [](Args a, size_t) { return std::sin(a[0]); }},
-    {"cos", "cos(x)", 1, 1, [](Args a, size_t) { return std::cos(a[0]); }},
-    {"tan", "tan(x)", 1, 1, [](Args a, size_t) { return std::tan(a[0]); }},
-    {"asin", "asin(x)", 1, 1, [](Args a, size_t) { return std::asin(a[0]); }},
-    {"acos", "acos(x)", 1, 1, [](Args a, size_t) { return std::acos(a[0]); }},
-    {"atan", "atan(x)", 1, 1, [](Args a, size_t) { return std::atan(a[0]); }},
-    {"atan2", "atan2(y, x)", 2, 2, [](Args a, size_t) { return std::atan2(a[0], a[1]); }},
-    {"hypot", "hypot(x, y)", 2, 2, [](Args a, size_t) { return std::hypot(a[0], a[1]); }},
-    {"exp", "exp(x)", 1, 1, [](Args a, size_t) { return std::exp(a[0]); }},
-    {"log", "log(x)", 1, 1, [](Args a, size_t) { return std::log(a[0]); }},
-    {"log10", "log10(x)", 1, 1, [](Args a, size_t) { return std::log10(a[0]); }},
-    {"abs", "abs(x)", 1, 1, [](Args a, size_t) { return std::fabs(a[0]); }},
-    {"min", "min(a, b, ...)", 2, 0, fold_min},
-    {"max", "max(a, b, ...)", 2, 0, fold_max},
+    {"sqrt", "sqrt(x)", 1, 1, [](Args a, size_t) { return std::sqrt(a[0]); },
+     [](Args a, size_t, size_t) { return 0.5 / std::sqrt(a[0]); }},
+    {"sin", "sin(x)", 1, 1, [](Args a, size_t) { return std::sin(a[0]); },
+     [](Args a, size_t, size_t) { return std::cos(a[0]); }},
+    {"cos", "cos(x)", 1, 1, [](Args a, size_t) { return std::cos(a[0]); },
+     [](Args a, size_t, size_t) { return -std::sin(a[0]); }},
+    {"tan", "tan(x)", 1, 1, [](Args a, size_t) { return std::tan(a[0]); },
+     [](Args a, size_t, size_t) { const double c = std::cos(a[0]); return 1.0 / (c * c); }},
+    {"asin", "asin(x)", 1, 1, [](Args a, size_t) { return std::asin(a[0]); },
+     [](Args a, size_t, size_t) { return 1.0 / std::sqrt(1.0 - a[0] * a[0]); }},
+    {"acos", "acos(x)", 1, 1, [](Args a, size_t) { return std::acos(a[0]); },
+     [](Args a, size_t, size_t) { return -1.0 / std::sqrt(1.0 - a[0] * a[0]); }},
+    {"atan", "atan(x)", 1, 1, [](Args a, size_t) { return std::atan(a[0]); },
+     [](Args a, size_t, size_t) { return 1.0 / (1.0 + a[0] * a[0]); }},
+    {"atan2", "atan2(y, x)", 2, 2, [](Args a, size_t) { return std::atan2(a[0], a[1]); },
+     [](Args a, size_t, size_t k) {
+       const double r2 = a[0] * a[0] + a[1] * a[1];
+       return k == 0 ? a[1] / r2 : -a[0] / r2;
+     }},
+    {"hypot", "hypot(x, y)", 2, 2, [](Args a, size_t) { return std::hypot(a[0], a[1]); },
+     [](Args a, size_t, size_t k) { return a[k] / std::hypot(a[0], a[1]); }},
+    {"exp", "exp(x)", 1, 1, [](Args a, size_t) { return std::exp(a[0]); },
+     [](Args a, size_t, size_t) { return std::exp(a[0]); }},
+    {"log", "log(x)", 1, 1, [](Args a, size_t) { return std::log(a[0]); },
+     [](Args a, size_t, size_t) { return 1.0 / a[0]; }},
+    {"log10", "log10(x)", 1, 1, [](Args a, size_t) { return std::log10(a[0]); },
+     [](Args a, size_t, size_t) { return 1.0 / (a[0] * std::numbers::ln10); }},
+    {"abs", "abs(x)", 1, 1, [](Args a, size_t) { return std::fabs(a[0]); },
+     [](Args a, size_t, size_t) { return a[0] > 0.0 ? 1.0 : a[0] < 0.0 ? -1.0 : 0.0; }},
+    {"min", "min(a, b, ...)", 2, 0, fold_min, partial_min},
+    {"max", "max(a, b, ...)", 2, 0, fold_max, partial_max},
 };
 
 const Function* find_function(std::string_view name) {
@@ -141,10 +167,10 @@ using Op = Instruction::Op;
 /// new top. The one place where expression arithmetic happens: constant folding at parse time
 /// (evaluate_expression) and CompiledExpression::value both call it, so they agree bit for bit.
 /// Does not allocate.
-inline double* execute(const Instruction& in, double* top, double x) {
+inline double* execute(const Instruction& in, double* top, const double* x) {
   switch (in.op) {
     case Op::kConstant: *top = in.constant; return top + 1;
-    case Op::kVariable: *top = x; return top + 1;
+    case Op::kVariable: *top = x[in.argc]; return top + 1;
     case Op::kAdd: top[-2] = top[-2] + top[-1]; return top - 1;
     case Op::kSubtract: top[-2] = top[-2] - top[-1]; return top - 1;
     case Op::kMultiply: top[-2] = top[-2] * top[-1]; return top - 1;
@@ -186,8 +212,8 @@ size_t required_stack(const std::vector<Instruction>& code) {
 class ExpressionParser {
  public:
   ExpressionParser(std::string_view text, const std::string& where, const SymbolMap* symbols,
-                   std::vector<std::string>* names, std::string_view variable = {})
-      : text_(text), where_(where), symbols_(symbols), names_(names), variable_(variable) {}
+                   std::vector<std::string>* names, const std::vector<std::string>* variables = nullptr)
+      : text_(text), where_(where), symbols_(symbols), names_(names), variables_(variables) {}
 
   std::vector<Instruction> parse() {
     skip_space();
@@ -249,7 +275,7 @@ class ExpressionParser {
     }
     std::vector<double> stack(operands + 1);
     for (size_t k = 0; k < operands; ++k) stack[k] = code_[n - operands + k].constant;
-    execute(in, stack.data() + operands, 0.0);
+    execute(in, stack.data() + operands, nullptr);
     code_.resize(n - operands);
     emit_constant(stack[0]);
   }
@@ -456,9 +482,12 @@ class ExpressionParser {
       if (std::find(names_->begin(), names_->end(), id) == names_->end()) names_->push_back(id);
       return emit_constant(0.0);
     }
-    if (!variable_.empty() && id == variable_) {
-      code_.push_back({Op::kVariable, 0, 0, 0.0});
-      return;
+    if (variables_ != nullptr) {
+      const auto it = std::find(variables_->begin(), variables_->end(), id);
+      if (it != variables_->end()) {
+        code_.push_back({Op::kVariable, 0, static_cast<std::uint32_t>(it - variables_->begin()), 0.0});
+        return;
+      }
     }
     if (const auto it = symbols_->find(id); it != symbols_->end()) return emit_constant(it->second);
     if (id == "pi") return emit_constant(std::numbers::pi);
@@ -472,7 +501,9 @@ class ExpressionParser {
   std::string known_symbols(const std::string& id) const {
     std::vector<std::string> names;
     for (const auto& [symbol_name, value] : *symbols_) names.push_back(symbol_name);
-    if (!variable_.empty() && !symbols_->contains(variable_)) names.emplace_back(variable_);
+    if (variables_ != nullptr)
+      for (const auto& v : *variables_)
+        if (!symbols_->contains(v)) names.push_back(v);
     if (names.size() <= 8) {
       names.insert(names.end(), {"pi", "e"});
       return " (known: " + join(names) + ")";
@@ -484,7 +515,7 @@ class ExpressionParser {
   const std::string& where_;
   const SymbolMap* symbols_;
   std::vector<std::string>* names_;
-  std::string_view variable_;
+  const std::vector<std::string>* variables_;
   std::vector<Instruction> code_;
   size_t pos_ = 0;
   int depth_ = 0;
@@ -545,8 +576,14 @@ std::vector<std::string> expression_symbols(std::string_view text, const std::st
 // ============================================================================================
 CompiledExpression::CompiledExpression(std::string_view text, const SymbolMap& symbols,
                                        const std::string& where, std::string variable)
-    : text_(text), variable_(std::move(variable)) {
-  code_ = ExpressionParser(text_, where, &symbols, nullptr, variable_).parse();
+    : CompiledExpression(text, symbols, where, std::vector<std::string>{std::move(variable)}) {}
+
+CompiledExpression::CompiledExpression(std::string_view text, const SymbolMap& symbols,
+                                       const std::string& where, std::vector<std::string> variables)
+    : text_(text), variables_(std::move(variables)) {
+  if (variables_.empty()) variables_.emplace_back("t");
+  variable_ = variables_.front();
+  code_ = ExpressionParser(text_, where, &symbols, nullptr, &variables_).parse();
   depth_ = required_stack(code_);
   if (depth_ > kMaxStackDepth) {
     throw InputError(prefix(where) + "expression '" + text_ + "' is too deeply nested: it needs " +
@@ -557,7 +594,9 @@ CompiledExpression::CompiledExpression(std::string_view text, const SymbolMap& s
   constant_ = code_.size() == 1 && code_.front().op == Op::kConstant;
 }
 
-double CompiledExpression::value(double x) const {
+double CompiledExpression::value(double x) const { return value_at(&x); }
+
+double CompiledExpression::value_at(const double* x) const {
   if (constant_) return code_.front().constant;
   double stack[kMaxStackDepth];
   double* top = stack;
@@ -565,6 +604,62 @@ double CompiledExpression::value(double x) const {
   const Instruction* const end = in + code_.size();
   for (; in != end; ++in) top = execute(*in, top, x);
   return stack[0];
+}
+
+// Forward mode: a value stack and, beside it, the derivative of every entry with respect to
+// variable k. The rules of each operation mirror execute().
+double CompiledExpression::derivative(const double* x, int k) const {
+  if (constant_) return 0.0;
+  double value[kMaxStackDepth], slope[kMaxStackDepth];
+  int top = 0;
+  for (const Instruction& in : code_) {
+    switch (in.op) {
+      case Op::kConstant:
+        value[top] = in.constant;
+        slope[top++] = 0.0;
+        break;
+      case Op::kVariable:
+        value[top] = x[in.argc];
+        slope[top++] = static_cast<int>(in.argc) == k ? 1.0 : 0.0;
+        break;
+      case Op::kAdd: --top; value[top - 1] += value[top]; slope[top - 1] += slope[top]; break;
+      case Op::kSubtract: --top; value[top - 1] -= value[top]; slope[top - 1] -= slope[top]; break;
+      case Op::kMultiply:
+        --top;
+        slope[top - 1] = slope[top - 1] * value[top] + value[top - 1] * slope[top];
+        value[top - 1] *= value[top];
+        break;
+      case Op::kDivide:
+        --top;
+        slope[top - 1] = (slope[top - 1] - value[top - 1] / value[top] * slope[top]) / value[top];
+        value[top - 1] /= value[top];
+        break;
+      case Op::kNegate: value[top - 1] = -value[top - 1]; slope[top - 1] = -slope[top - 1]; break;
+      case Op::kPower: {
+        --top;
+        const double a = value[top - 1], b = value[top];
+        const double p = std::pow(a, b);
+        double d = slope[top - 1] != 0.0 ? b * std::pow(a, b - 1.0) * slope[top - 1] : 0.0;
+        if (slope[top] != 0.0) d += p * std::log(a) * slope[top];
+        value[top - 1] = p;
+        slope[top - 1] = d;
+        break;
+      }
+      case Op::kCall: {
+        const int first = top - static_cast<int>(in.argc);
+        const Function& f = kFunctions[in.function];
+        double d = 0.0;
+        for (size_t a = 0; a < in.argc; ++a)
+          if (slope[first + static_cast<int>(a)] != 0.0)
+            d += f.partial(value + first, in.argc, a) * slope[first + static_cast<int>(a)];
+        value[first] = f.apply(value + first, in.argc);
+        slope[first] = d;
+        top = first + 1;
+        break;
+      }
+    }
+  }
+  return slope[0];
 }
 
 // ============================================================================================
@@ -838,7 +933,8 @@ namespace {
 
 const std::vector<std::string> kSections = {
     "name",   "description", "dimension", "parameters", "ground",     "bodies",
-    "points", "elements",    "initial",   "initial_velocity", "independent", "losses"};
+    "points", "elements",    "initial",   "initial_velocity", "independent", "losses",
+    "outputs"};
 
 int line_of(const YAML::Node& node) { return node.Mark().is_null() ? 0 : node.Mark().line + 1; }
 int column_of(const YAML::Node& node) {
@@ -967,6 +1063,8 @@ class ModelFileParser {
       entries(value, name);
     } else if (name == "losses") {
       losses(value);
+    } else if (name == "outputs") {
+      outputs(value);
     } else if (name == "initial") {
       coordinates(value, name, spec_.initial_position);
     } else if (name == "initial_velocity") {
@@ -1024,6 +1122,25 @@ class ModelFileParser {
     }
   }
 
+  /// Declared outputs: a namespace of their own (their columns are named after them).
+ public:
+  void outputs(const YAML::Node& value) {
+    for (const auto& [key, body] : reader_.mapping(value, "outputs", "a mapping of output names to {type: …, …}")) {
+      const std::string path = "outputs." + key.Scalar();
+      if (!is_identifier(key.Scalar(), false))
+        reader_.fail(key, path, "expected an output name ([A-Za-z_][A-Za-z0-9_]*), got '" + key.Scalar() + "'");
+      for (const auto& e : spec_.outputs)
+        if (e.name == key.Scalar())
+          reader_.fail(key, path, "duplicate output '" + key.Scalar() + "' (already at line " + std::to_string(e.line) + ")");
+      SpecEntry e = entry(key, body, "outputs", key.Scalar());
+      if (e.type.empty())
+        reader_.fail(key, path, "missing required field 'type' (position, velocity, acceleration, angle, distance, "
+                                "orientation, element_force, multiplier or expression)");
+      spec_.outputs.push_back(std::move(e));
+    }
+  }
+
+ private:
   void check_name(const YAML::Node& key, const std::string& section) {
     const std::string& name = key.Scalar();
     const std::string path = section + "." + name;
@@ -1128,6 +1245,13 @@ ModelFileSpec parse_model_file(const std::string& yaml_text, const std::string& 
   ModelFileParser(spec).parse(load_yaml(yaml_text, source));
   spec.parameters = resolve_model_parameters(spec.parameter_definitions, changes, source);
   return spec;
+}
+
+std::vector<SpecEntry> parse_output_entries(const YAML::Node& node, const std::string& source) {
+  ModelFileSpec spec;
+  spec.source = source;
+  ModelFileParser(spec).outputs(node);
+  return spec.outputs;
 }
 
 ModelFileSpec load_model_file(const std::string& path,

@@ -10,6 +10,10 @@
 #include <utility>
 #include <vector>
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace gmbd {
 
 // ---- parameters -------------------------------------------------------------------------------
@@ -81,7 +85,9 @@ struct ExpressionInstruction {
 }  // namespace detail
 
 /// An expression compiled once against fixed symbol values, with one free variable (by default
-/// `t`), evaluated without allocation: value(x). Thread-safe (immutable after construction).
+/// `t`) or several (declared outputs: the other outputs' columns), evaluated without allocation:
+/// value(x), value(x[]), and its exact derivative with respect to one variable by forward-mode
+/// differentiation. Thread-safe (immutable after construction).
 ///
 /// The grammar, functions and messages are those of evaluate_expression (one parser builds
 /// both). Sub-expressions that do not involve the variable are folded to constants at
@@ -99,8 +105,17 @@ class CompiledExpression {
   /// `where`, and for an expression needing more than kMaxStackDepth stack entries.
   CompiledExpression(std::string_view text, const std::map<std::string, double, std::less<>>& symbols,
                      const std::string& where, std::string variable = "t");
+  /// Several variables: value(x) reads x[i] for variables[i] (the first shadows … as above).
+  CompiledExpression(std::string_view text, const std::map<std::string, double, std::less<>>& symbols,
+                     const std::string& where, std::vector<std::string> variables);
   /// The expression's value with the variable set to x. Does not allocate.
   double value(double x) const;
+  /// The value with variable i set to x[i]. Does not allocate.
+  double value_at(const double* x) const;
+  /// ∂/∂x_k at x (forward mode through every operation and function; min/max take the
+  /// derivative of the argument they pick). Does not allocate.
+  double derivative(const double* x, int k) const;
+  const std::vector<std::string>& variables() const { return variables_; }
   /// True when the expression does not use the variable (then value() is that constant).
   bool is_constant() const { return constant_; }
   const std::string& text() const { return text_; }
@@ -110,6 +125,7 @@ class CompiledExpression {
 
  private:
   std::string text_, variable_;
+  std::vector<std::string> variables_;
   std::vector<detail::ExpressionInstruction> code_;  ///< postfix, constants folded
   std::size_t depth_ = 0;
   bool constant_ = false;
@@ -160,6 +176,9 @@ struct ModelFileSpec {
   std::vector<SpecEntry> bodies, points, elements;
   /// `losses:` damping tag → loss function entries (type loss_angle, viscous or complex).
   std::vector<SpecEntry> losses;
+  /// `outputs:` declared outputs (type position, velocity, acceleration, angle, distance,
+  /// orientation, element_force, multiplier, expression), in file order.
+  std::vector<SpecEntry> outputs;
   /// `initial:` coordinate name → expression (positions) and `initial_velocity:` likewise.
   std::vector<std::pair<std::string, SpecField>> initial_position, initial_velocity;
   /// `independent:` coordinate names (DSC keeps them; the rest are corrected).
@@ -175,6 +194,11 @@ ModelFileSpec load_model_file(const std::string& path,
 /// As load_model_file for text; `source` names it in messages.
 ModelFileSpec parse_model_file(const std::string& yaml_text, const std::string& source,
                                const std::vector<ParameterChange>& changes = {});
+
+/// Reads an `outputs:` section (a model file's or a run file's) into entries: a mapping of
+/// names ([A-Za-z_][A-Za-z0-9_]*) to {type: …, fields}. Throws InputError naming `source`, the
+/// line and the field for a malformed entry or a duplicate name.
+std::vector<SpecEntry> parse_output_entries(const YAML::Node& node, const std::string& source);
 
 /// Typed access to the fields of one entry, with messages of the form
 /// "<file>:<line>: <section>.<name>.<field>: expected …, got …".

@@ -72,10 +72,11 @@ using io_detail::describe;  // how a node is shown as "got …" in messages
 const std::vector<std::string> kSections = {"name",          "description", "model",
                                             "initial",       "integrator",  "stabilization",
                                             "time",          "output",      "inputs",
-                                            "linear"};
+                                            "linear",        "outputs"};
 const std::vector<std::string> kStabilizationMethods = {"none", "baumgarte", "dsc",
                                                         "dsc+baumgarte"};
 const std::vector<std::string> kDscModes = {"dependent", "all"};
+const std::vector<std::string> kDscMetrics = {"mass", "euclidean"};
 
 // ============================================================================================
 // The reader: typed access to the tree with messages "<path>: <problem> (<file> line <n>)"
@@ -423,7 +424,8 @@ void read_integrator(const Reader& r, const YAML::Node& node, IntegratorOptions&
 
 void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationConfig& stab) {
   const auto s = r.section(node, "stabilization",
-                           {"method", "baumgarte", "dsc", "max_residual", "verify_structure"});
+                           {"method", "baumgarte", "dsc", "max_residual", "verify_structure",
+                            "singular_tolerance"});
   if (const YAML::Node* n = s.get("method")) {
     // "baumgarte+dsc" is accepted as a spelling of "dsc+baumgarte".
     const bool alias = n->IsScalar() && trim(n->Scalar()) == "baumgarte+dsc";
@@ -435,6 +437,14 @@ void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationCo
   if (const YAML::Node* n = s.get("verify_structure")) {
     stab.verify_structure = r.boolean(*n, s.child("verify_structure"));
   }
+  if (const YAML::Node* n = s.get("singular_tolerance")) {
+    stab.singular_tolerance = r.number(*n, s.child("singular_tolerance"));
+    if (!(stab.singular_tolerance > 0.0 && stab.singular_tolerance < 1.0)) {
+      r.fail(*n, "stabilization.singular_tolerance",
+             "expected a number between 0 and 1 (exclusive; default 1.2e-4), got " +
+                 Reader::actual(*n, stab.singular_tolerance));
+    }
+  }
   if (const YAML::Node* b = s.get("baumgarte")) {
     const auto bs = r.section(*b, "stabilization.baumgarte", {"alpha", "beta", "gamma"});
     if (const YAML::Node* n = bs.get("alpha")) stab.alpha = r.positive(*n, bs.child("alpha"));
@@ -442,7 +452,7 @@ void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationCo
     if (const YAML::Node* n = bs.get("gamma")) stab.gamma = r.positive(*n, bs.child("gamma"));
   }
   if (const YAML::Node* d = s.get("dsc")) {
-    const auto ds = r.section(*d, "stabilization.dsc", {"tolerance", "max_iterations", "mode", "explicit"});
+    const auto ds = r.section(*d, "stabilization.dsc", {"tolerance", "max_iterations", "mode", "explicit", "metric"});
     if (const YAML::Node* n = ds.get("tolerance")) stab.dsc_tolerance = r.positive(*n, ds.child("tolerance"));
     if (const YAML::Node* n = ds.get("max_iterations")) {
       stab.dsc_max_iterations = static_cast<int>(
@@ -450,6 +460,7 @@ void read_stabilization(const Reader& r, const YAML::Node& node, StabilizationCo
     }
     if (const YAML::Node* n = ds.get("mode")) stab.dsc_mode = r.choice(*n, ds.child("mode"), kDscModes);
     if (const YAML::Node* n = ds.get("explicit")) stab.dsc_explicit = r.boolean(*n, ds.child("explicit"));
+    if (const YAML::Node* n = ds.get("metric")) stab.dsc_metric = r.choice(*n, ds.child("metric"), kDscMetrics);
   }
 }
 
@@ -780,6 +791,7 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
   if (const YAML::Node* n = top.get("output")) read_output(r, *n, config.output);
   if (const YAML::Node* n = top.get("inputs")) read_inputs(r, *n, config.inputs);
   if (const YAML::Node* n = top.get("linear")) read_linear(r, *n, config.linear);
+  if (const YAML::Node* n = top.get("outputs")) config.outputs = parse_output_entries(*n, config.source);
 
   YAML::Emitter emitter;
   emitter << root;

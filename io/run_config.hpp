@@ -27,6 +27,10 @@ struct StabilizationConfig {
   int dsc_max_iterations = 25;         ///< ≥ 1
   std::string dsc_mode = "dependent";  ///< "dependent" (model's weights) | "all" (unweighted)
   bool dsc_explicit = true;            ///< use the model's closed-form correction when it has one
+  std::string dsc_metric = "mass";     ///< "mass" (mass-weighted correction) | "euclidean"
+  /// Relative singular value of the constraint Jacobian below which a direction is treated as
+  /// instantaneously free (docs/theory.md §1.6); 0 < value < 1.
+  double singular_tolerance = 1.2e-4;
   /// Largest max |g| (position-level residual, in each constraint's own units) an output row
   /// may have; above it (or with a non-finite state) the run stops with "left the constraint
   /// manifold" and keeps the rows before (docs/stabilisation.md). +∞ disables the check.
@@ -122,6 +126,8 @@ struct RunConfig {
   OutputConfig output;
   std::vector<InputConfig> inputs;     ///< time-signal inputs, in file order
   LinearConfig linear;                 ///< the `linear:` section (gmbd linearize)
+  /// The `outputs:` section: declared outputs added to the model file's (docs/run-files.md).
+  std::vector<SpecEntry> outputs;
   std::string base_directory;          ///< directory of the run file (for relative paths)
   std::vector<std::string> overrides;  ///< the "key=value" overrides applied, in order
   std::string effective_yaml;  ///< the tree after overrides, re-emitted (for result metadata)

@@ -2,12 +2,15 @@
 // streaming to HDF5/CSV with the metadata a result file must carry.
 #include "io/simulation.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <limits>
+#include <iomanip>
 #include <optional>
 #include <sstream>
 
@@ -16,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/coarse_clock.hpp"
+#include "core/constraint_rank.hpp"
 #include "core/errors.hpp"
 #include "gmbd/version.hpp"
 #include "io/csv_writer.hpp"
@@ -149,7 +153,17 @@ void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q,
   apply(cfg.initial.v, v, "v");
 }
 
+// Shortest text that reads back as exactly x (std::to_chars: "0.001", "1e+08", "100000001").
+std::string shortest(double x) {
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, result.ptr);
+}
+
 // The run's output grid; the reason of an invalid one becomes an InputError naming the run file.
+// A fixed-step run needs exactly grid.total_steps() steps: more than integrator.max_steps would
+// run for as long as max_steps allows and then fail, so it is refused at once. (An adaptive
+// method's step count is not known in advance: its rows need no steps of their own.)
 OutputGrid make_output_grid(const RunConfig& cfg, bool adaptive) {
   const std::optional<double> dt = adaptive ? std::nullopt : std::optional<double>(cfg.integrator.dt);
   const std::string reason = OutputGrid::check(cfg.time.start, cfg.time.end, cfg.time.output_interval, dt);
@@ -157,7 +171,16 @@ OutputGrid make_output_grid(const RunConfig& cfg, bool adaptive) {
     throw InputError(cfg.source + ": " + reason +
                      (adaptive ? "" : " (fixed-step method " + cfg.integrator.method + ")"));
   }
-  return OutputGrid(cfg.time.start, cfg.time.end, cfg.time.output_interval, dt);
+  OutputGrid grid(cfg.time.start, cfg.time.end, cfg.time.output_interval, dt);
+  if (grid.fixed_step() && grid.total_steps() > cfg.integrator.max_steps) {
+    throw InputError(cfg.source + ": time.end − time.start = " + shortest(cfg.time.end - cfg.time.start) +
+                     " s at integrator.dt = " + shortest(cfg.integrator.dt) + " s is " +
+                     std::to_string(grid.total_steps()) + " fixed steps of " + cfg.integrator.method +
+                     "; expected at most integrator.max_steps = " + std::to_string(cfg.integrator.max_steps) +
+                     ": choose a larger dt, a shorter run, an adaptive method or a larger "
+                     "integrator.max_steps");
+  }
+  return grid;
 }
 
 // An output named like the run file, the model file, a motion file or the other output would
@@ -271,7 +294,119 @@ ModelInputs build_inputs(const RunConfig& cfg) {
   return inputs;
 }
 
+// Progress of a run between output rows (RunProgress): the integrator calls step() after every
+// accepted step; a coarse clock read (≈ 6 ns; docs/performance.md, "Output") decides whether a
+// report is due. Reports go to the caller's sink or, without one, to the info log every 5 s.
+class ProgressReporter {
+ public:
+  ProgressReporter(const RunConfig& cfg, const ProgressSink& sink, double seconds)
+      : sink_(sink),
+        interval_(std::chrono::duration_cast<CoarseClock::duration>(
+            std::chrono::duration<double>(sink ? seconds : 5.0))),
+        started_(CoarseClock::now()),
+        last_(started_),
+        next_(started_ + interval_),
+        start_(cfg.time.start),
+        end_(cfg.time.end) {}
+
+  /// After each accepted step: nothing but a clock read until a report is due.
+  void step(double t, double h, long steps) {
+    const auto now = CoarseClock::now();
+    if (now < next_) return;
+    report(now, t, h, steps, false);
+  }
+  /// The last report (sinks only: the log needs no "done" line).
+  void finish(double t, double h, long steps) {
+    if (sink_) report(CoarseClock::now(), t, h, steps, true);
+  }
+  long rows = 0;
+
+ private:
+  void report(CoarseClock::time_point now, double t, double h, long steps, bool finished) {
+    RunProgress p;
+    p.time = t;
+    p.start = start_;
+    p.end = end_;
+    p.step_size = h;
+    p.steps = steps;
+    p.rows = rows;
+    p.wall_seconds = std::chrono::duration<double>(now - started_).count();
+    const double since_last = std::chrono::duration<double>(now - last_).count();
+    p.steps_per_second = since_last > 0.0 ? static_cast<double>(steps - last_steps_) / since_last : 0.0;
+    const double rate = p.wall_seconds > 0.0 ? (t - start_) / p.wall_seconds : 0.0;  // simulated s per s
+    if (finished) {
+      p.eta_seconds = 0.0;
+    } else if (rate > 0.0) {
+      p.eta_seconds = std::max(0.0, end_ - t) / rate;
+    }
+    p.finished = finished;
+    last_ = now;
+    last_steps_ = steps;
+    next_ = now + interval_;
+    if (sink_) {
+      sink_(p);
+    } else {
+      spdlog::info("t = {:.4g} s of {:.4g} s ({:.0f}%), h = {:.2g} s, {} steps", t, end_,
+                   100.0 * p.fraction(), h, steps);
+    }
+  }
+
+  const ProgressSink& sink_;
+  CoarseClock::duration interval_;
+  CoarseClock::time_point started_, last_, next_;
+  long last_steps_ = 0;
+  double start_, end_;
+};
+
+// The singular-position note of a failure (singular_position_note) at the integrator's last
+// accepted state, against the rank at the start of the run. A failure path: allocates; never
+// throws (a diagnosis that fails leaves the message as it was).
+std::string singular_position_note_at_failure(Integrator& integrator, const PreparedRun& run, int dimension) {
+  try {
+    const Model& model = *run.built.model;
+    if (model.n_constraints() == 0) return "";
+    Vec z = Vec::Zero(dimension);
+    if (!integrator.state_at_last_step(z)) return "";
+    const int regular_rank = constraint_rank(model, run.config.time.start, run.z0.head(model.nq())).rank;
+    return singular_position_note(model, integrator.time(), z.head(model.nq()), regular_rank);
+  } catch (...) {
+    return "";
+  }
+}
+
 }  // namespace
+
+double RunProgress::fraction() const {
+  const double span = end - start;
+  if (!(span > 0.0)) return 1.0;
+  return std::clamp((time - start) / span, 0.0, 1.0);
+}
+
+std::string singular_position_note(const Model& model, double t, CVec q, int regular_rank) {
+  try {
+    if (model.n_constraints() == 0 || !q.allFinite()) return "";
+    const ConstraintRankReport r = constraint_rank(model, t, q);
+    const int weak = static_cast<int>(r.weakest_rows.size());
+    const int first_weak = r.rows - weak;  // pivot position of weakest_rows[0]
+    // The weakest of the directions a regular state has: rows beyond them are redundant
+    // throughout (a rank-deficient start makes rank > regular_rank; then the current rank).
+    const int last = std::min(std::max(r.rank, regular_rank), r.rows) - 1;
+    if (last < 0 || last < first_weak) return "";
+    std::string names;
+    for (int k = first_weak; k <= last; ++k) {
+      names += (names.empty() ? "" : ", ") + model.constraint_name(r.weakest_rows[static_cast<size_t>(k - first_weak)]);
+    }
+    std::ostringstream msg;
+    msg << "; near a singular position: the constraint Jacobian's smallest relative singular value is ≈ "
+        << std::setprecision(2) << r.weakest_ratios[static_cast<size_t>(last - first_weak)]
+        << std::setprecision(6) << " (rank " << r.rank << " of " << r.rows << " rows at t = " << t << " s";
+    if (r.rank != regular_rank) msg << ", " << regular_rank << " at the start of the run";
+    msg << "); rows whose rank is dropping: " << names;
+    return msg.str();
+  } catch (...) {
+    return "";
+  }
+}
 
 std::vector<std::pair<std::string, std::string>> run_input_files(const RunConfig& cfg) {
   std::vector<std::pair<std::string, std::string>> inputs = {{"the run file", cfg.source}};
@@ -318,6 +453,9 @@ PreparedRun prepare_run(const RunConfig& config) {
   run.stabilization.dsc_options.dependent_only = config.stabilization.dsc_mode == "dependent";
   run.stabilization.dsc_options.use_explicit = config.stabilization.dsc_explicit;
   run.stabilization.kkt.verify_structure = config.stabilization.verify_structure;
+  run.stabilization.dsc_options.mass_weighted = config.stabilization.dsc_metric == "mass";
+  run.stabilization.kkt.singular_tolerance = config.stabilization.singular_tolerance;
+  run.stabilization.dsc_options.singular_tolerance = config.stabilization.singular_tolerance;
 
   const int nq = model.nq();
   Vec q = run.built.q0, v = run.built.v0;
@@ -358,17 +496,26 @@ PreparedRun prepare_run(const RunConfig& config) {
   return run;
 }
 
-RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
+RunSummary integrate(const PreparedRun& run, const SampleSink& sink, const ProgressSink& progress,
+                     double progress_seconds) {
   const RunConfig& cfg = run.config;
   const Model& model = *run.built.model;
   const int nq = model.nq(), nz = model.nz();
   RunSummary summary;
   summary.max_energy_error = model.has_energy() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  if (!(progress_seconds > 0.0) || !std::isfinite(progress_seconds)) {
+    throw std::invalid_argument("integrate: progress_seconds must be a finite number > 0, got " +
+                                shortest(progress_seconds));
+  }
 
   // SUNDIALS methods must not step past the end of the run (inputs end there).
   IntegratorOptions options = cfg.integrator;
   options.stop_time = cfg.time.end;
   options.stop_flag = &g_stop_requested;
+  // Progress between output rows, however far apart: after every accepted step (a pointer
+  // capture, so the std::function holds it without allocating).
+  ProgressReporter reporter(cfg, progress, progress_seconds);
+  options.on_step = [r = &reporter](double t, double h, long steps) { r->step(t, h, steps); };
   auto integrator = make_integrator(options);
   const OutputGrid grid = make_output_grid(cfg, integrator->adaptive());
 
@@ -381,7 +528,6 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
   Vec outputs = Vec::Zero(static_cast<Eigen::Index>(quantities.size()));
   for (const auto& quantity : quantities) summary.output_peaks.push_back({quantity.name, quantity.unit});
   const auto started = std::chrono::steady_clock::now();
-  auto last_report = CoarseClock::now();
   double last_position_residual = 0.0, last_velocity_residual = 0.0;
 
   try {
@@ -424,6 +570,7 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
                           outputs};
       sink(sample);
       summary.rows = k + 1;
+      reporter.rows = summary.rows;
       summary.end_time = t;
       last_position_residual = sample.residual_position;
       last_velocity_residual = sample.residual_velocity;
@@ -433,13 +580,6 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
       if (model.has_energy()) {
         summary.max_energy_error =
             std::max(summary.max_energy_error, std::abs(energy - summary.initial_energy));
-      }
-      const auto now = CoarseClock::now();
-      if (now - last_report > std::chrono::seconds(5)) {
-        last_report = now;
-        spdlog::info("t = {:.4g} s of {:.4g} s ({:.0f}%), {} steps", t, cfg.time.end,
-                     100.0 * (t - cfg.time.start) / (cfg.time.end - cfg.time.start),
-                     integrator->stats().steps);
       }
       if (g_stop_requested.load()) {
         summary.interrupted = true;
@@ -465,8 +605,14 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink) {
               << last_position_residual << ", max |g'|, |h| = " << last_velocity_residual << ")";
       summary.failure += context.str();
     }
+    // A step size that collapses (or a solve that fails) near a singular position of the
+    // constraints: name the rows whose rank is dropping.
+    summary.failure += singular_position_note_at_failure(*integrator, run, dynamics.dimension());
   }
   const auto& stats = integrator->stats();
+  // How far the run got: the end of the run exactly when it completed (the integrator's
+  // t0 + N·dt may differ from it by rounding), else the last accepted step.
+  reporter.finish(summary.completed ? summary.end_time : integrator->time(), stats.last_step, stats.steps);
   summary.steps = stats.steps;
   summary.rejected_steps = stats.rejected_steps;
   summary.rhs_evaluations = stats.rhs_evaluations;
@@ -502,12 +648,16 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
       {"integrator", cfg.integrator.method},
       {"stabilization", run.stabilization.name()},
       {"dsc_mode", cfg.stabilization.dsc_mode},
+      {"dsc_metric", cfg.stabilization.dsc_metric},
+      // docs/theory.md §1.5: with redundant rows the multipliers are not unique.
+      {"multipliers", "minimum-norm (lambda = pinv(A^T) (f - M a)) where constraint rows are redundant"},
   };
   layout.numeric_attributes = {
       {"dt", cfg.integrator.dt},
       {"rtol", cfg.integrator.rtol},
       {"atol", cfg.integrator.atol},
       {"max_step", cfg.integrator.max_step},
+      {"singular_tolerance", cfg.stabilization.singular_tolerance},
       {"baumgarte_alpha", cfg.stabilization.alpha},
       {"baumgarte_beta", cfg.stabilization.beta},
       {"baumgarte_gamma", cfg.stabilization.gamma},
@@ -519,6 +669,14 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
       {"initial_residual", run.initial_residual},
       {"initial_projected", run.projected ? 1.0 : 0.0},
   };
+  // Degrees of freedom from the rank of the constraint Jacobian at the initial state
+  // (docs/theory.md §1.5): redundant rows are named, not counted.
+  const ConstraintRankReport rank =
+      constraint_rank(model, cfg.time.start, run.z0.head(model.nq()));
+  layout.numeric_attributes.emplace_back("constraint_rank", rank.rank);
+  layout.numeric_attributes.emplace_back("configuration_dof", rank.configuration_dof);
+  layout.numeric_attributes.emplace_back("velocity_dof", rank.velocity_dof);
+  layout.string_attributes.emplace_back("redundant_constraints", rank.redundant_names(model));
   for (const auto& [name, description] : run.input_descriptions) {
     layout.string_attributes.emplace_back("input." + name, description);
   }
@@ -540,7 +698,8 @@ ResultLayout make_layout(const PreparedRun& run, const std::string& run_file_tex
 
 }  // namespace
 
-RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text, int keep_every) {
+RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text, int keep_every,
+                        const ProgressSink& progress) {
   if (keep_every < 1) throw std::invalid_argument("run_to_files: keep_every must be >= 1");
   const RunConfig& cfg = run.config;
   const ResultLayout layout = make_layout(run, run_file_text);
@@ -572,14 +731,31 @@ RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text
   try {
     if (!cfg.output.csv.empty()) csv.emplace(cfg.output.csv, layout);
     long sample_index = 0;
-    summary = integrate(run, [&](const OutputSample& s) {
-      if (sample_index++ % keep_every != 0) return;  // decimated histories (sweeps)
-      const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
-                          s.residual_velocity, s.correction, s.energy,
-                          s.outputs.size() > 0 ? s.outputs.data() : nullptr};
-      h5.append(row);
-      if (csv) csv->append(row);
-    });
+    // Every flush_seconds of wall time, also between output rows far apart: the rows so far
+    // and how far the run got are flushed to disk (a killed run loses at most that much), then
+    // the caller's progress display. flush_seconds = 0 (rows only): the display alone, every 1 s.
+    const bool record_progress = cfg.output.flush_seconds > 0.0;
+    ProgressSink on_progress;
+    if (record_progress || progress) {
+      on_progress = [&](const RunProgress& p) {
+        if (record_progress) {
+          h5.record_progress(p.time, p.step_size, p.steps, p.wall_seconds);
+          if (csv) csv->flush();
+        }
+        if (progress) progress(p);
+      };
+    }
+    summary = integrate(
+        run,
+        [&](const OutputSample& s) {
+          if (sample_index++ % keep_every != 0) return;  // decimated histories (sweeps)
+          const ResultRow row{s.time, s.q, s.v, s.lambda, s.z, s.residual_position,
+                              s.residual_velocity, s.correction, s.energy,
+                              s.outputs.size() > 0 ? s.outputs.data() : nullptr};
+          h5.append(row);
+          if (csv) csv->append(row);
+        },
+        on_progress, record_progress ? cfg.output.flush_seconds : 1.0);
     // Every row on disk before the status says how the run ended: a disk that fills up on the
     // last rows leaves "failed: …", never "completed" over missing rows.
     h5.flush();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -68,16 +69,67 @@ struct RunSummary {
 
 using SampleSink = std::function<void(const OutputSample&)>;
 
+/// How far a running integrate() has got (what a progress line shows and a result file
+/// records): reported from the integrator's step hook (IntegratorOptions::on_step), so also
+/// between output rows far apart, and once more when the run ends.
+struct RunProgress {
+  double time = 0.0;          ///< end of the last accepted step (s)
+  double start = 0.0;         ///< time.start (s)
+  double end = 0.0;           ///< time.end (s)
+  double step_size = 0.0;     ///< size of the last accepted step (s)
+  long steps = 0;             ///< accepted steps so far
+  long rows = 0;              ///< output rows delivered so far
+  double wall_seconds = 0.0;  ///< wall time since the integration started (ms resolution)
+  /// Accepted steps per wall second since the previous report (since the start for the first).
+  double steps_per_second = 0.0;
+  /// Wall time to time.end at the rate of simulated time per wall second so far; NaN when
+  /// unknown (no simulated time has passed yet) and 0 in the last report.
+  double eta_seconds = std::numeric_limits<double>::quiet_NaN();
+  /// The last report of the run: it completed, failed or was interrupted.
+  bool finished = false;
+  /// (time − start) / (end − start) in [0, 1]; 1 for a run of zero length.
+  double fraction() const;
+};
+using ProgressSink = std::function<void(const RunProgress&)>;
+
 /// Integrates a prepared run over the output grid of config.time, calling `sink` at every
 /// output time (t0 included). Numerical failures and interrupts end the run early: the
 /// summary says why and every row already delivered stands. Never throws NumericalError;
 /// throws InputError for option combinations found invalid before integrating.
-RunSummary integrate(const PreparedRun& run, const SampleSink& sink);
+///
+/// `progress`, when set, is called every `progress_seconds` (> 0) of wall time from inside
+/// the step loop (after an accepted step; the wall clock is a coarse one, read once per step
+/// for ≈ 9 ns) and once with finished = true at the end; an exception it throws ends the run
+/// like one of `sink`. Without it, the progress is logged at info level every 5 s.
+/// A numerical failure (step size, max_steps, IDA/CVODE error test or convergence, a failed
+/// solve; not a manifold loss) at a state near a singular position of the constraints has
+/// singular_position_note() of the integrator's last accepted state appended to
+/// RunSummary::failure.
+RunSummary integrate(const PreparedRun& run, const SampleSink& sink, const ProgressSink& progress = {},
+                     double progress_seconds = 1.0);
 
 /// prepare + integrate + stream to HDF5 (and CSV when configured), recording metadata.
 /// `run_file_text` is stored verbatim as an attribute. `keep_every` > 1 writes every n-th
 /// output row only (the peaks of the summary still see every row).
-RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text, int keep_every = 1);
+/// Every output.flush_seconds of wall time (when > 0), also between output rows far apart,
+/// the rows so far are flushed to disk with the progress attributes (progress_time,
+/// progress_step_size, progress_steps, progress_wall_seconds; docs/results-format.md), so a
+/// killed run's file says how far it got; then `progress` is called (every flush_seconds, or
+/// every second when flush_seconds is 0) for a progress display.
+RunSummary run_to_files(const PreparedRun& run, const std::string& run_file_text, int keep_every = 1,
+                        const ProgressSink& progress = {});
+
+/// "" unless the constraint Jacobian at (t, q) is near a singular position: then
+/// "; near a singular position: the constraint Jacobian's smallest relative singular value is
+/// ≈ 1.4e-05 (rank 8 of 8 rows at t = 1.25 s); rows whose rank is dropping: pin1_left.x" (with
+/// ", 8 at the start of the run" after the time when the rank differs from `regular_rank`),
+/// for the message of a failed run. Near a singular position means that a pivot of the
+/// rank-revealing QR among the first max(rank, regular_rank) is below kWeakPivotRatio (1e-3):
+/// `regular_rank` is the rank at a regular state (the run's start), so that rows redundant
+/// throughout (docs/theory.md §1.5) are not mistaken for a rank being lost. The value quoted is
+/// the pivot ratio of the weakest of those directions (a pivot ratio tracks the relative
+/// singular value within a modest factor). Never throws (a state it cannot evaluate: "").
+std::string singular_position_note(const Model& model, double t, CVec q, int regular_rank);
 
 /// (role, path) of every file a run reads: the run file, its model file, its motion files —
 /// what no output may overwrite (refuse_same_files).

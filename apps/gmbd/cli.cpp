@@ -105,8 +105,12 @@ int run_cli(int argc, char** argv) {
       "drift", "Constraint drift study: integrators x stabilizations x time steps → table, CSV, PNG");
   drift_cmd->add_option("file", drift.file, "YAML run file")->required()->check(CLI::ExistingFile);
   drift_cmd->add_option("--set", drift.overrides, "Override a run-file field: key=value");
-  drift_cmd->add_option("--dt", drift.dts, "Time steps (s), comma-separated; for adaptive methods the maximum step")
-      ->delimiter(',')->required();
+  drift_cmd->add_option("--dt", drift.dts, "Time steps (s), comma-separated; for adaptive methods the maximum step "
+                                          "(required unless --tolerance is given and every integrator is adaptive)")
+      ->delimiter(',');
+  drift_cmd->add_option("--tolerance", drift.tolerances,
+                        "rtol = atol values of the adaptive integrators, comma-separated (a cell per dt and "
+                        "tolerance; fixed-step integrators ignore them)")->delimiter(',');
   drift_cmd->add_option("--stabilization", drift.stabilizations,
                         "Comma-separated subset of none,baumgarte,dsc,dsc+baumgarte")->delimiter(',');
   drift_cmd->add_option("--integrator", drift.integrators, "Comma-separated integrator names")->delimiter(',');
@@ -123,6 +127,13 @@ int run_cli(int argc, char** argv) {
                         "times U[-1,1]) or KEY=LO:HI (U[LO,HI]); default: the file's initial values")
       ->delimiter(',');
   drift_cmd->add_option("--per-run-csv", drift.per_ic_csv, "Also write one row per run (initial condition)");
+  drift_cmd->add_option("--reference", drift.reference,
+                        "Reference time history (CSV: header 'time,NAME,…', rows of numbers): the table gets the "
+                        "error against it and the observed order (needs --compare)");
+  drift_cmd->add_option("--compare", drift.compare,
+                        "Quantities compared with --reference, comma-separated: a coordinate NAME, v:NAME (its "
+                        "velocity) or a derived output, each optionally =COLUMN (default: the same name)")
+      ->delimiter(',');
 
   InfoArgs info;
   auto* info_cmd = app.add_subcommand("info", "List a model's coordinates, constraints and degrees of freedom");
@@ -228,6 +239,22 @@ int run_cli(int argc, char** argv) {
     if (drift.no_plot && drift_cmd->count("--plot") > 0) return usage_error("--plot and --no-plot contradict each other; give one", "drift");
     if (drift_cmd->count("--seed") > 0 && drift.initial_conditions <= 1 && drift.vary.empty()) {
       return usage_error("--seed draws initial conditions: give --initial-conditions N (N > 1) or --vary (it would be ignored)", "drift");
+    }
+    if (drift.dts.empty() && drift.tolerances.empty()) {
+      return usage_error("--dt is required (time steps; or --tolerance LIST when every integrator is adaptive)", "drift");
+    }
+    if (!drift.compare.empty() && drift_cmd->count("--reference") == 0) {
+      return usage_error("--compare names quantities compared with a reference: give --reference CSV (it would be ignored)", "drift");
+    }
+    if (drift_cmd->count("--reference") > 0 && drift.compare.empty()) {
+      return usage_error("--reference needs --compare LIST: the quantities to compare with it (NAME, v:NAME or NAME=COLUMN)", "drift");
+    }
+    if (drift_cmd->count("--reference") > 0 && drift.reference.empty()) {
+      return usage_error("--reference: expected a file name, got an empty one", "drift");
+    }
+    if (!drift.reference.empty() && (drift.initial_conditions > 1 || !drift.vary.empty())) {
+      return usage_error("--reference is one time history of the run file's own initial state: it cannot be compared "
+                         "with drawn initial conditions (--initial-conditions N > 1, --vary); give one or the other", "drift");
     }
   }
   if (*info_cmd) {

@@ -21,6 +21,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include "core/constraint_rank.hpp"
 #include "core/errors.hpp"
 #include "io/csv_writer.hpp"
 #include "io/model_builder.hpp"
@@ -105,6 +106,75 @@ std::string plot_script_for(const std::string& model_type) {
   if (starts_with("mirror_")) script = "plot_mirror.py";
   return fs::exists(scripts_dir() / script) ? script : "plot_run.py";
 }
+
+// 15300.4 → "15,300": three significant digits, thousands grouped (a rate, not a count).
+std::string grouped_rate(double x) {
+  if (!std::isfinite(x) || x < 0.0) return "?";
+  if (x < 10.0) return fmt::format("{:.2g}", x);
+  const double scale = x >= 1000.0 ? std::pow(10.0, std::floor(std::log10(x)) - 2.0) : 1.0;
+  const std::string digits = fmt::format("{:.0f}", std::round(x / scale) * scale);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string eta_text(double seconds) {
+  if (!std::isfinite(seconds)) return "?";
+  if (seconds < 90.0) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400.0) return fmt::format("{:.0f} min", seconds / 60.0);
+  if (seconds < 172800.0) return fmt::format("{:.1f} h", seconds / 3600.0);
+  return fmt::format("{:.1f} d", seconds / 86400.0);
+}
+
+// "t = 12.3 s of 600 s (2.1 %), h = 0.00032 s, 15,300 steps/s, ETA 7 min"; the last report
+// gives the totals instead of an ETA.
+std::string progress_text(const RunProgress& p) {
+  std::string text = fmt::format("t = {:.4g} s of {:.4g} s ({:.1f} %), h = {:.2g} s, ", p.time, p.end,
+                                 100.0 * p.fraction(), p.step_size);
+  if (p.finished) {
+    const double rate = p.wall_seconds > 0.0 ? static_cast<double>(p.steps) / p.wall_seconds : 0.0;
+    return text + fmt::format("{} steps in {:.1f} s ({} steps/s)", p.steps, p.wall_seconds, grouped_rate(rate));
+  }
+  return text + grouped_rate(p.steps_per_second) + " steps/s, ETA " + eta_text(p.eta_seconds);
+}
+
+// The progress of `gmbd run` (the library computes it: RunProgress): a line redrawn in place on
+// a terminal every output.flush_seconds, a log line on a non-terminal only with -v, nothing
+// with -q. The line ends with a newline when the run ends (or unwinds).
+class RunProgressPrinter {
+ public:
+  RunProgressPrinter()
+      : terminal_(::isatty(STDERR_FILENO) != 0),
+        enabled_(spdlog::should_log(spdlog::level::info) &&
+                 (terminal_ || spdlog::should_log(spdlog::level::debug))) {}
+  ~RunProgressPrinter() { end(); }
+  RunProgressPrinter(const RunProgressPrinter&) = delete;
+  RunProgressPrinter& operator=(const RunProgressPrinter&) = delete;
+
+  void operator()(const RunProgress& p) {
+    if (!enabled_) return;
+    if (!terminal_) {
+      spdlog::info("{}", progress_text(p));
+      return;
+    }
+    std::cerr << '\r' << progress_text(p) << "\x1b[K" << std::flush;  // erase the rest of the line
+    drawn_ = true;
+    if (p.finished) end();
+  }
+  void end() {
+    if (!drawn_) return;
+    std::cerr << '\n' << std::flush;
+    drawn_ = false;
+  }
+
+ private:
+  bool terminal_;
+  bool enabled_;
+  bool drawn_ = false;
+};
 
 
 }  // namespace
@@ -192,7 +262,11 @@ int run_command(const RunArgs& args) {
   spdlog::info("running {} ({}, {} coordinates, {} constraints) with {} + {}, t = {} … {} s",
                config.name, model_label(config), run.built.model->nq(), run.built.model->n_constraints(),
                config.integrator.method, run.stabilization.name(), config.time.start, config.time.end);
-  const RunSummary summary = run_to_files(run, read_text(args.file));
+  RunSummary summary;
+  {
+    RunProgressPrinter printer;
+    summary = run_to_files(run, read_text(args.file), 1, [&printer](const RunProgress& p) { printer(p); });
+  }
   std::cout << "run " << config.name << " (" << model_label(config) << ")\n";
   print_summary(summary, *run.built.model);
   std::cout << "  results           " << fs::absolute(config.output.hdf5).string() << "\n";
@@ -245,17 +319,26 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
+// A table value that may be undefined (NaN) or unlimited (+inf, an adaptive method's largest
+// step without --dt): "-" then.
+std::string format_short(double x) {
+  if (!std::isfinite(x)) return "-";
+  return fmt::format("{:.3g}", x);
+}
+
 // One row of the per-run table.
 void write_per_run_row(const DriftRun& r, DriftOutputs& out) {
   if (!out.per_ic.is_open()) return;
   const RunSummary& s = r.summary;
-  out.per_ic << fmt::format("{},{},{:.17g},{}", r.cell->method, r.cell->stabilization, r.cell->dt, r.initial_condition);
+  out.per_ic << fmt::format("{},{},{:.17g},{:.17g},{}", r.cell->method, r.cell->stabilization, r.cell->dt,
+                            r.cell->tolerance, r.initial_condition);
   if (r.drawn != nullptr) {
     for (const auto& v : r.drawn->values) out.per_ic << "," << (v.find(',') == std::string::npos ? v : csv_quote(v));
   }
-  out.per_ic << fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{:.6f},{:.17g},{},{}\n",
+  out.per_ic << fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{:.6f},{:.17g},{},{}\n",
                             s.initial_energy, s.max_position_residual, s.max_velocity_residual,
-                            s.max_energy_error, s.max_correction, s.steps, s.rhs_evaluations,
+                            s.max_energy_error, s.max_correction, r.reference.error, r.reference.compared_rows,
+                            s.steps, s.rhs_evaluations,
                             s.wall_seconds, s.end_time, s.completed ? "ok" : s.interrupted ? "interrupted" : "failed",
                             csv_quote(s.failure));
 }
@@ -265,20 +348,20 @@ void write_drift_headers(const DriftArgs& args, const std::vector<VariedValue>& 
   out.csv_file.emplace(args.csv, "drift table", false);
   out.csv.open(out.csv_file->staging_path());
   if (!out.csv) throw InputError("cannot write drift table '" + args.csv + "'");
-  out.csv << "integrator,stabilization,dt,max_position_residual,max_velocity_residual,"
-             "max_energy_error,max_correction,steps,rhs_evaluations,wall_seconds,status,"
+  out.csv << "integrator,stabilization,dt,tolerance,max_position_residual,max_velocity_residual,"
+             "max_energy_error,max_correction,error,compared_rows,order,steps,rhs_evaluations,wall_seconds,status,"
              "initial_conditions,failed,total_wall_seconds,first_failure\n";
   if (args.per_ic_csv.empty()) return;
   out.per_ic_file.emplace(args.per_ic_csv, "per-run drift table", false);
   out.per_ic.open(out.per_ic_file->staging_path());
   if (!out.per_ic) throw InputError("cannot write per-initial-condition table '" + args.per_ic_csv + "'");
-  out.per_ic << "integrator,stabilization,dt,initial_condition";
+  out.per_ic << "integrator,stabilization,dt,tolerance,initial_condition";
   for (const auto& vv : varied) out.per_ic << "," << vv.key;
   out.per_ic << ",initial_energy,max_position_residual,max_velocity_residual,max_energy_error,"
-                "max_correction,steps,rhs_evaluations,wall_seconds,end_time,status,failure\n";
+                "max_correction,error,compared_rows,steps,rhs_evaluations,wall_seconds,end_time,status,failure\n";
 }
 
-void report_drift_cell(const DriftCell& c, DriftOutputs& out) {
+void report_drift_cell(const DriftCell& c, bool compares, DriftOutputs& out) {
   const std::string& method = c.method;
   const std::string& stab = c.stabilization;
   const double dt = c.dt;
@@ -286,18 +369,27 @@ void report_drift_cell(const DriftCell& c, DriftOutputs& out) {
   const double n = static_cast<double>(c.runs);
   std::string status = c.failed == 0 ? "ok" : fmt::format("failed {}/{}", c.failed, c.runs);
   if (c.runs == 1 && c.failed == 1) status = "failed";
-  std::cout << fmt::format("{:<11} {:<14} {:>9.3g} {:>11} {:>11} {:>11} {:>11} {:>9.0f} {:>9.3f}  {}\n",
-                           method, stab, dt, format_value(m.g), format_value(m.gv),
-                           format_value(m.energy), format_value(m.correction), c.steps / n,
-                           c.wall / n, status);
-  out.csv << fmt::format("{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.6f},{},{},{},{:.6f},{}\n",
-                         method, stab, dt, m.g, m.gv, m.energy, m.correction, c.steps / n, c.rhs / n,
-                         c.wall / n, c.failed == 0 ? "ok" : "failed", c.runs, c.failed, c.wall,
+  const long compared = std::max(0L, m.compared_rows);
+  std::cout << fmt::format("{:<11} {:<14} {:>9} {:>9} {:>11} {:>11} {:>11} {:>11} ", method, stab, format_short(dt),
+                           format_short(c.tolerance), format_value(m.g), format_value(m.gv),
+                           format_value(m.energy), format_value(m.correction));
+  if (compares) {
+    std::cout << fmt::format("{:>11} {:>6} {:>6} ", format_value(m.error), compared,
+                             std::isfinite(c.order) ? fmt::format("{:.2f}", c.order) : std::string("-"));
+  }
+  std::cout << fmt::format("{:>9.0f} {:>9.3f}  {}\n", c.steps / n, c.wall / n, status);
+  out.csv << fmt::format("{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.6f},{},{},{},{:.6f},{}\n",
+                         method, stab, dt, c.tolerance, m.g, m.gv, m.energy, m.correction, m.error, compared, c.order,
+                         c.steps / n, c.rhs / n, c.wall / n, c.failed == 0 ? "ok" : "failed", c.runs, c.failed, c.wall,
                          csv_quote(c.first_failure));
   out.csv.flush();  // each finished cell is on disk (in the staging file) at once
   if (out.per_ic.is_open()) out.per_ic.flush();
   out.check_written();
-  if (c.failed > 0) spdlog::warn("{} {} dt={}: {}/{} runs failed; {}", method, stab, dt, c.failed, c.runs, c.first_failure);
+  if (c.failed > 0) {
+    spdlog::warn("{} {} dt={}{}: {}/{} runs failed; {}", method, stab, dt,
+                 std::isnan(c.tolerance) ? std::string() : fmt::format(" tol={}", c.tolerance), c.failed, c.runs,
+                 c.first_failure);
+  }
 }
 
 }  // namespace
@@ -305,16 +397,39 @@ void report_drift_cell(const DriftCell& c, DriftOutputs& out) {
 int drift_command(const DriftArgs& args) {
   install_stop_signal_handlers();
   const RunConfig files = load_run_config(args.file, args.overrides);
+  std::vector<std::pair<std::string, std::string>> inputs = run_input_files(files);
+  if (!args.reference.empty()) inputs.emplace_back("--reference", args.reference);
   refuse_same_files({{"--csv", args.csv}, {"--per-run-csv", args.per_ic_csv},
                      {"--plot", args.no_plot ? std::string() : args.plot}},
-                    run_input_files(files));
+                    inputs);
   check_output_directory(args.csv, "--csv");
   if (!args.per_ic_csv.empty()) check_output_directory(args.per_ic_csv, "--per-run-csv");
   if (!args.no_plot) check_output_directory(args.plot, "--plot");
-    for (double dt : args.dts) {
+  for (double dt : args.dts) {
     if (!(dt > 0.0) || !std::isfinite(dt)) {
       throw UsageError(fmt::format("--dt: expected positive time steps, got {}", dt));
     }
+  }
+  for (double tol : args.tolerances) {
+    if (!(tol > 0.0) || !std::isfinite(tol)) {
+      throw UsageError(fmt::format("--tolerance: expected positive tolerances (rtol = atol), got {}", tol));
+    }
+  }
+  // --dt may be left out only when every integrator takes its steps from a tolerance; a
+  // --tolerance no integrator uses would be ignored.
+  std::string fixed_step, adaptive;
+  for (const auto& method : args.integrators) {
+    std::string& list = DriftStudy::adaptive_method(files.integrator, method) ? adaptive : fixed_step;
+    list += (list.empty() ? "" : ", ") + method;
+  }
+  if (args.dts.empty() && !fixed_step.empty()) {
+    throw UsageError("--dt is required for the fixed-step integrator(s) " + fixed_step +
+                     " (--tolerance sets the tolerances of adaptive integrators only: rk45, bs32, ida, ida-index3, "
+                     "cvode-bdf, cvode-adams)");
+  }
+  if (!args.tolerances.empty() && adaptive.empty()) {
+    throw UsageError("--tolerance sets the tolerances of adaptive integrators, and " + fixed_step +
+                     (args.integrators.size() == 1 ? " is" : " are all") + " fixed-step (it would be ignored)");
   }
   if (args.initial_conditions < 1 || args.initial_conditions > 100000) {
     throw UsageError(fmt::format("--initial-conditions: expected 1 … 100000, got {}", args.initial_conditions));
@@ -326,11 +441,14 @@ int drift_command(const DriftArgs& args) {
   spec.run_file = args.file;
   spec.overrides = args.overrides;
   spec.dts = args.dts;
+  spec.tolerances = args.tolerances;
   spec.stabilizations = args.stabilizations;
   spec.integrators = args.integrators;
   spec.initial_conditions = args.initial_conditions;
   spec.seed = args.seed;
   spec.vary = args.vary;
+  spec.reference = args.reference;
+  spec.compare = args.compare;
   const DriftStudy study(spec);
   DriftOutputs out;
   write_drift_headers(args, study.varied(), out);
@@ -340,17 +458,31 @@ int drift_command(const DriftArgs& args) {
     std::cout << fmt::format("{} initial conditions (seed {}), varying {}; maxima over them, means per run\n",
                              study.drawn().size(), args.seed, names);
   }
-  std::cout << fmt::format("{:<11} {:<14} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}  {}\n",
-                           "method", "stabilization", "dt [s]", "max|g|", "max|g'|,|h|",
-                           "max|dE| [J]", "max corr", "steps", "wall [s]", "status");
+  const bool compares = study.compares();
+  if (compares) {
+    std::string names;
+    for (const auto& q : args.compare) names += (names.empty() ? "" : ", ") + q;
+    const ReferenceHistory& ref = study.reference();
+    std::cout << fmt::format("compared with {} ({} times, t = {:.6g} … {:.6g} s): error = max |value - reference| "
+                             "of {} over the output rows at those times; order = log(e1/e2)/log(x1/x2) against "
+                             "the previous {}\n",
+                             args.reference, ref.time.size(), ref.time.front(), ref.time.back(), names,
+                             args.tolerances.empty() ? "dt" : "dt (fixed step) or tolerance (adaptive)");
+  }
+  std::cout << fmt::format("{:<11} {:<14} {:>9} {:>9} {:>11} {:>11} {:>11} {:>11} ", "method", "stabilization",
+                           "dt [s]", "tolerance", "max|g|", "max|g'|,|h|", "max|dE| [J]", "max corr");
+  if (compares) std::cout << fmt::format("{:>11} {:>6} {:>6} ", "error", "rows", "order");
+  std::cout << fmt::format("{:>9} {:>9}  {}\n", "steps", "wall [s]", "status");
   const size_t cells = study.cells();
   size_t done = 0;
   const bool interrupted = !study.run([&](const DriftRun& r) { write_per_run_row(r, out); },
                                       [&](const DriftCell& cell) {
-                                        report_drift_cell(cell, out);
-                                        spdlog::info("[{}/{}] {} {} dt={}: {} run(s), {} failed, {:.2f} s", ++done, cells,
-                                                     cell.method, cell.stabilization, cell.dt, cell.runs, cell.failed,
-                                                     cell.wall);
+                                        report_drift_cell(cell, compares, out);
+                                        spdlog::info("[{}/{}] {} {} dt={}{}: {} run(s), {} failed, {:.2f} s", ++done, cells,
+                                                     cell.method, cell.stabilization, cell.dt,
+                                                     std::isnan(cell.tolerance) ? std::string()
+                                                                                : fmt::format(" tol={}", cell.tolerance),
+                                                     cell.runs, cell.failed, cell.wall);
                                       });
   const bool per_run_table = out.per_ic.is_open();
   out.commit();
@@ -384,8 +516,15 @@ int info_command(const InfoArgs& args) {
   std::cout << "model " << m.type() << "\n";
   std::cout << fmt::format("  coordinates {}  holonomic constraints {}  non-holonomic constraints {}  non-mechanical states {}\n",
                            m.nq(), nh, nn, m.nz());
+  // Degrees of freedom from the rank of the constraint Jacobian at the initial state
+  // (redundant rows do not remove freedom; docs/theory.md §1.5).
+  const ConstraintRankReport rank = constraint_rank(m, 0.0, built.q0);
   std::cout << fmt::format("  configuration degrees of freedom {}  velocity degrees of freedom {}\n",
-                           m.nq() - nh, m.nq() - nh - nn);
+                           rank.configuration_dof, rank.velocity_dof);
+  if (!rank.redundant_rows.empty()) {
+    std::cout << fmt::format("  redundant constraints: rank {} < {} rows (at the initial state); redundant rows: {}\n",
+                             rank.rank, rank.rows, rank.redundant_names(m));
+  }
   std::cout << "  coordinates:\n";
   for (int i = 0; i < m.nq(); ++i) {
     const auto& c = m.coordinates()[static_cast<size_t>(i)];

@@ -52,6 +52,11 @@ struct DriftArgs {
   std::uint64_t seed = 1;          ///< of the reproducible draw of the initial conditions
   std::vector<std::string> vary;   ///< "KEY" (file value × U[-1, 1]) or "KEY=LO:HI" (U[LO, HI])
   std::string per_ic_csv;          ///< optional table with one row per run
+  /// rtol = atol values of the adaptive integrators (a cell per dt and tolerance; fixed-step
+  /// integrators ignore them). With tolerances, `dts` may be empty when every integrator is adaptive.
+  std::vector<double> tolerances;
+  std::string reference;             ///< reference time history (CSV), with `compare`
+  std::vector<std::string> compare;  ///< NAME, v:NAME or NAME=COLUMN
 };
 
 struct InfoArgs {

@@ -1,10 +1,13 @@
 // End-to-end tests of the stabilisation studies through the gmbd executable: manifold loss of
-// a run without DSC (message, exit code, rows kept) and `gmbd drift` over initial conditions.
+// a run without DSC (message, exit code, rows kept), `gmbd drift` over initial conditions, and
+// convergence tables against a reference history (--tolerance, --reference, --compare).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -172,6 +175,98 @@ TEST_F(DriftCli, FixedStepMethodsTakeTheirStepFromDtWhateverTheRunFileSays) {
   const std::vector<CsvRow> rows = read_csv(dir_ / "d.csv");
   ASSERT_EQ(rows.size(), 4u);
   for (const auto& row : rows) EXPECT_EQ(row.at("status"), "ok") << row.at("first_failure");
+}
+
+// A point mass on a spring along a guide (x = 0.1 cos(2πt)) and its exact solution every 0.04 s:
+// RK4's observed order in the table, rk45's tolerance sweep without --dt, and the usage rules.
+TEST_F(DriftCli, ConvergenceTableAgainstAReferenceHasErrorAndOrderColumns) {
+  std::ofstream(dir_ / "osc_model.yaml") << "name: oscillator\n"
+                                            "dimension: 2\n"
+                                            "parameters:\n"
+                                            "  m: 2.0\n"
+                                            "  k: 8*pi^2\n"
+                                            "bodies:\n"
+                                            "  mass: {type: point, mass: m}\n"
+                                            "elements:\n"
+                                            "  spring: {type: spring_damper, a: ground, b: mass, direction: [1, 0], stiffness: k}\n"
+                                            "  guide: {type: point_on_line, point: mass, origin: ground, direction: [1, 0]}\n"
+                                            "initial: {mass.x: 0.1, mass.y: 0}\n";
+  std::ofstream(dir_ / "osc.yaml") << "name: oscillator\n"
+                                      "model: {file: osc_model.yaml}\n"
+                                      "integrator: {method: rk4, dt: 0.01}\n"
+                                      "time: {end: 2, output_interval: 0.02}\n";
+  {
+    std::ofstream ref(dir_ / "exact.csv");
+    ref.precision(17);
+    ref << "# exact solution\nt,x,vx\n";
+    for (int k = 0; k <= 50; ++k) {
+      const double t = 0.04 * k, w = 2.0 * std::numbers::pi;
+      ref << t << "," << 0.1 * std::cos(w * t) << "," << -0.1 * w * std::sin(w * t) << "\n";
+    }
+  }
+  const std::string common = "drift osc.yaml --stabilization dsc --reference exact.csv --no-plot --csv d.csv ";
+  Result r = gmbd(common + "--integrator rk4 --dt 0.02,0.01,0.005,0.0025 --compare mass.x=x,v:mass.x=vx "
+                           "--per-run-csv p.csv");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_HAS(r.output, "compared with exact.csv (51 times, t = 0 … 2 s): error = max |value - reference| of "
+                       "mass.x=x, v:mass.x=vx over the output rows at those times");
+  EXPECT_HAS(r.output, "tolerance");
+  EXPECT_HAS(r.output, "error");
+  EXPECT_HAS(r.output, "order");
+  std::vector<CsvRow> rows = read_csv(dir_ / "d.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const CsvRow& row = rows[k];
+    ASSERT_EQ(row.at("status"), "ok") << row.at("first_failure");
+    EXPECT_EQ(row.at("tolerance"), "nan");
+    EXPECT_EQ(row.at("compared_rows"), "51");
+    EXPECT_GT(std::stod(row.at("error")), 0.0);
+    if (k == 0) {
+      EXPECT_EQ(row.at("order"), "nan");
+    } else {
+      EXPECT_GT(std::stod(row.at("order")), 3.7) << row.at("dt");
+      EXPECT_LT(std::stod(row.at("order")), 4.3) << row.at("dt");
+    }
+  }
+  const std::vector<CsvRow> runs = read_csv(dir_ / "p.csv");
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[1].at("error"), rows[1].at("error"));
+  EXPECT_EQ(runs[1].at("compared_rows"), "51");
+  EXPECT_EQ(runs[1].at("tolerance"), "nan");
+
+  // adaptive only: --tolerance without --dt (the run file's largest step: none)
+  r = gmbd(common + "--integrator rk45 --tolerance 1e-4,1e-6,1e-8 --compare mass.x=x");
+  ASSERT_EQ(r.code, 0) << r.output;
+  rows = read_csv(dir_ / "d.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(std::stod(rows[0].at("tolerance")), 1e-4);
+  EXPECT_EQ(rows[0].at("dt"), "inf");
+  EXPECT_LT(std::stod(rows[2].at("error")), std::stod(rows[1].at("error")));
+  EXPECT_LT(std::stod(rows[1].at("error")), std::stod(rows[0].at("error")));
+  EXPECT_GT(std::stod(rows[2].at("order")), 0.5);
+
+  // a bad reference is bad input (exit 1), naming file, line, column, expected and found
+  std::ofstream(dir_ / "bad.csv") << "time,x\n0,0.1\n0.04,abc\n";
+  r = gmbd("drift osc.yaml --dt 0.01 --integrator rk4 --stabilization dsc --no-plot --reference bad.csv --compare mass.x=x");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_HAS(r.output, "reference file 'bad.csv' line 3, column 2 ('x'): expected a finite number, found 'abc'");
+
+  // command-line rules (exit 2)
+  const std::vector<std::pair<std::string, std::string>> usage = {
+      {"--dt 0.01 --compare mass.x=x", "--compare names quantities compared with a reference: give --reference CSV"},
+      {"--dt 0.01 --reference exact.csv", "--reference needs --compare LIST"},
+      {"--integrator rk4,rk45 --tolerance 1e-6", "--dt is required for the fixed-step integrator(s) rk4"},
+      {"--integrator rk45", "--dt is required (time steps; or --tolerance LIST when every integrator is adaptive)"},
+      {"--integrator rk4 --dt 0.01 --tolerance 1e-6", "--tolerance sets the tolerances of adaptive integrators, and rk4 is fixed-step"},
+      {"--integrator rk45 --tolerance 0", "--tolerance: expected positive tolerances (rtol = atol), got 0"},
+      {"--dt 0.01 --reference exact.csv --compare mass.x=x --initial-conditions 3",
+       "--reference is one time history of the run file's own initial state"},
+  };
+  for (const auto& [args, message] : usage) {
+    r = gmbd("drift osc.yaml --no-plot " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_HAS(r.output, message);
+  }
 }
 
 }  // namespace

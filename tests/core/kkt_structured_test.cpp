@@ -28,7 +28,9 @@ constexpr Variant kVariants[] = {Variant::kXYTheta, Variant::kXYZTheta, Variant:
 // (a) and 3.5e-15 (λ) on random inconsistent and consistent states, 4.6e-14 (a) and 1.3e-15
 // (λ) along an integration. 1e-11 leaves two orders of margin; a wrong Schur complement or
 // back-substitution is an O(1) error.
-constexpr double kRelTol = 1e-11;
+// The dense reference is the rank-revealing null-space method; its rounding differs from the
+// structured path's LU by up to ~2e-10 on arbitrary (inconsistent) states of condition ~1e6.
+constexpr double kRelTol = 1e-9;
 
 class SineSignal final : public Signal {
  public:
@@ -53,8 +55,11 @@ RisInputs floor_inputs(Variant variant) {
   return in;
 }
 
+// Relative difference, with an absolute floor of 1 (N, m/s², …): where the exact answer is 0
+// (multipliers of decoupled rows at the dish centres) the paths agree at round-off, not
+// relatively.
 double rel_diff(const Vec& x, const Vec& y) {
-  return (x - y).cwiseAbs().maxCoeff() / std::max(1e-300, y.cwiseAbs().maxCoeff());
+  return (x - y).cwiseAbs().maxCoeff() / std::max(1.0, y.cwiseAbs().maxCoeff());
 }
 
 // Solves at (t, q, v) with both paths; expects the structured one to be used and to agree.
@@ -73,7 +78,9 @@ void expect_paths_agree(const RisGplc& model, double t, const Vec& q, const Vec&
     EXPECT_EQ(structured.decoupled_count(), expected_decoupled) << where;
   }
   EXPECT_LE(rel_diff(structured.acceleration(), dense.acceleration()), kRelTol) << where;
-  EXPECT_LE(rel_diff(structured.multipliers(), dense.multipliers()), kRelTol) << where;
+  EXPECT_LE(rel_diff(structured.multipliers(), dense.multipliers()), kRelTol)
+      << where << "\n  structured λ = " << structured.multipliers().transpose()
+      << "\n  dense λ      = " << dense.multipliers().transpose();
   // decoupled pairs: exactly the minimum-norm zeros in both paths
   for (int i = 0; i < 4; ++i) {
     for (int j : {model.r_index(i), model.q_index(i)}) {
@@ -201,11 +208,13 @@ TEST(KktStructured, EqualsDenseAlongAnRk4DscIntegration) {
   }
 }
 
-TEST(KktStructured, SingularRisSystemGetsTheDenseDiagnosis) {
+TEST(KktStructured, RankDeficientRisSystemIsSolvedAlikeByBothPaths) {
   // r_i = 0 for every ball while the balls are off-centre: each r_i column is zero (a
-  // decoupled coordinate) but each phi_r<i> row (0, −2xb_i, −2yb_i) is not. Through psi the
-  // ball accelerations follow from the 3 platform accelerations, so these 4 rows are 4
-  // conditions on 3 unknowns: redundant constraints, a genuinely singular system.
+  // decoupled coordinate) but each phi_r<i> row (0, −2xb_i, −2yb_i) is not, and through psi the
+  // ball accelerations follow from the platform's: the rows lose rank (22 of 24). The
+  // acceleration equations of the two dropped rows are consistent with the others here, so the
+  // system is solvable (docs/theory.md §1.5): the structured path falls back to the
+  // rank-revealing one, which the dense solver uses directly.
   for (Variant variant : kVariants) {
     const RisGplc model(damped_parameters(), variant, floor_inputs(variant));
     Vec q(model.nq()), v(model.nq());
@@ -213,23 +222,17 @@ TEST(KktStructured, SingularRisSystemGetsTheDenseDiagnosis) {
     ic.X = 0.02;
     model.initial_state(ic, q, v);
     for (int i = 0; i < 4; ++i) q(model.r_index(i)) = 0.0;
-    const auto message = [&](KktOptions options) -> std::string {
-      KktSolver kkt(model, options);
-      try {
-        kkt.evaluate(1.5, q, v, kNoZ);
-      } catch (const SingularKktError& e) {
-        EXPECT_EQ(e.time(), 1.5);
-        return e.what();
-      }
-      ADD_FAILURE() << "expected SingularKktError for " << model.type();
-      return {};
-    };
-    const std::string dense = message(KktOptions{false});
-    const std::string structured = message(KktOptions{});
-    EXPECT_EQ(structured, dense);
-    EXPECT_NE(structured.find("redundant constraints"), std::string::npos) << structured;
-    EXPECT_NE(structured.find("'phi_r1'"), std::string::npos) << structured;
-    EXPECT_NE(structured.find("t = 1.5"), std::string::npos) << structured;
+    KktSolver dense(model, KktOptions{false});
+    KktSolver structured(model);
+    dense.evaluate(1.5, q, v, kNoZ);
+    structured.evaluate(1.5, q, v, kNoZ);
+    EXPECT_TRUE(dense.last_solve_rank_revealing()) << model.type();
+    EXPECT_TRUE(structured.last_solve_rank_revealing()) << model.type();
+    EXPECT_LT(dense.last_rank(), model.n_constraints()) << model.type();
+    EXPECT_EQ(structured.acceleration(), dense.acceleration()) << model.type();
+    const Vec residual = structured.constraint_matrix() * structured.acceleration() - structured.bias();
+    EXPECT_LE(residual.cwiseAbs().maxCoeff(), 1e-9 * (1.0 + structured.bias().cwiseAbs().maxCoeff()))
+        << model.type();
   }
 }
 

@@ -92,22 +92,49 @@ TEST(Kkt, DecoupledCoordinateWithForceIsReported) {
   }
 }
 
-TEST(Kkt, RedundantConstraintsAreNamed) {
+TEST(Kkt, RedundantConstraintsAreSolvedWithMinimumNormMultipliers) {
+  // g3 = g1 + g2: rank 2. With M = I, f = (1, 2, 3) and b = 0 the accelerations are the
+  // projection of f onto N(A) = span(1, 1, 1): a = (2, 2, 2), unique (docs/theory.md §1.5).
+  // Aᵀλ = f − a = (−1, 0, 1); the multipliers solving it form a line λ₀ + s (1, 1, −1), whose
+  // minimum-norm member is orthogonal to (1, 1, −1).
   Mat M = Mat::Identity(3, 3);
   Mat A(3, 3);
   A << 1, -1, 0,   //
       0, 1, -1,    //
       1, 0, -1;    // = row1 + row2
-  LinearModel model(M, Vec::Zero(3), A, Vec::Zero(3));
+  LinearModel model(M, (Vec(3) << 1.0, 2.0, 3.0).finished(), A, Vec::Zero(3));
   KktSolver kkt(model);
   const Vec q = Vec::Zero(3), v = Vec::Zero(3), z = Vec::Zero(0);
+  kkt.evaluate(0.5, q, v, z);
+  EXPECT_TRUE(kkt.last_solve_rank_revealing());
+  EXPECT_EQ(kkt.last_rank(), 2);
+  EXPECT_EQ(kkt.last_dropped_rows(), 1);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(kkt.acceleration()(i), 2.0, 1e-14);
+  const Vec residual = A.transpose() * kkt.multipliers() - (Vec(3) << -1.0, 0.0, 1.0).finished();
+  EXPECT_LE(residual.cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_NEAR(kkt.multipliers().dot((Vec(3) << 1.0, 1.0, -1.0).finished()), 0.0, 1e-14);
+  // the solutions are (s, s, −1 − s); the minimum-norm one has s = −1/3
+  EXPECT_NEAR(kkt.multipliers()(0), -1.0 / 3.0, 1e-14);
+  EXPECT_NEAR(kkt.multipliers()(1), -1.0 / 3.0, 1e-14);
+  EXPECT_NEAR(kkt.multipliers()(2), -2.0 / 3.0, 1e-14);
+}
+
+TEST(Kkt, ContradictoryConstraintsAreRefusedAsContradictory) {
+  // Same rows, but b₃ ≠ b₁ + b₂: no acceleration satisfies all three.
+  Mat A(3, 3);
+  A << 1, -1, 0, 0, 1, -1, 1, 0, -1;
+  LinearModel model(Mat::Identity(3, 3), Vec::Zero(3), A, Vec::Zero(3));
+  KktSolver kkt(model);
+  const Vec q = Vec::Zero(3), v = Vec::Zero(3), z = Vec::Zero(0);
+  kkt.assemble(0.5, q, v, z);
+  kkt.bias() << 0.0, 0.0, 1.0;
   try {
-    kkt.evaluate(0.5, q, v, z);
+    kkt.solve(0.5, q);
     FAIL() << "expected SingularKktError";
   } catch (const SingularKktError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("redundant constraints"), std::string::npos) << msg;
-    for (const char* row : {"'g1'", "'g2'", "'g3'"}) EXPECT_NE(msg.find(row), std::string::npos) << msg;
+    EXPECT_NE(msg.find("contradictory constraints"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("disagrees with theirs by"), std::string::npos) << msg;
     EXPECT_NE(msg.find("x1 = 0"), std::string::npos) << msg;  // the state is printed
   }
 }
