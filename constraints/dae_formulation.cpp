@@ -2,9 +2,11 @@
 // blocks plus forward differences, and consistent initial values from DSC + one KKT solve.
 #include "constraints/dae_formulation.hpp"
 
+#include <Eigen/QR>
 #include <cmath>
 #include <limits>
 
+#include "core/constraint_rank.hpp"
 #include "core/errors.hpp"
 
 namespace gmbd {
@@ -37,7 +39,8 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       q0_(Vec::Zero(nq_)),
       v0_(Vec::Zero(nq_)),
       coord_decoupled_(static_cast<size_t>(nq_), 0),
-      row_decoupled_(static_cast<size_t>(m_), 0) {}
+      row_decoupled_(static_cast<size_t>(m_), 0),
+      row_redundant_(static_cast<size_t>(m_), 0) {}
 
 void DaeFormulation::differential_components(VecRef id) const {
   id.head(nd_).setOnes();
@@ -86,14 +89,14 @@ void DaeFormulation::evaluate_model(double t, CVec q, CVec v, CVec z) {
 void DaeFormulation::mark_decoupled() {
   // Exactly KktSolver's test: exact zeros, no threshold (a tiny-but-valid row such as
   // 2r at r → 0 stays coupled).
-  any_decoupled_ = false;
+  any_decoupled_ = any_redundant_;
   for (int j = 0; j < nq_; ++j) {
     const bool zero = (M_.col(j).array() == 0.0).all() && (A_.col(j).array() == 0.0).all();
     coord_decoupled_[static_cast<size_t>(j)] = zero ? 1 : 0;
     any_decoupled_ = any_decoupled_ || zero;
   }
   for (int i = 0; i < m_; ++i) {
-    const bool zero = (A_.row(i).array() == 0.0).all();
+    const bool zero = (A_.row(i).array() == 0.0).all() || row_redundant_[static_cast<size_t>(i)];
     row_decoupled_[static_cast<size_t>(i)] = zero ? 1 : 0;
     any_decoupled_ = any_decoupled_ || zero;
   }
@@ -234,6 +237,19 @@ int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturba
   return 2 + nd_;
 }
 
+// Redundant rows at the (projected) initial state, decided as `gmbd info` decides them.
+void DaeFormulation::mark_redundant_rows(double t0) {
+  std::fill(row_redundant_.begin(), row_redundant_.end(), 0);
+  any_redundant_ = false;
+  if (m_ == 0) return;
+  const ConstraintRankReport report = constraint_rank(model_, t0, q0_);
+  for (const int i : report.redundant_rows) {
+    if (i < 0 || i >= m_) continue;
+    row_redundant_[static_cast<size_t>(i)] = 1;
+    any_redundant_ = true;
+  }
+}
+
 double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) {
   // DSC projection of (q, v), then one KKT solve for v̇ and λ.
   q0_ = z0.head(nq_);
@@ -242,6 +258,7 @@ double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, 
   const auto z = z0.tail(nz_);
   kkt_.evaluate(t0, q0_, v0_, z);
   singular_start_ = kkt_.decoupled_count() > 0;
+  mark_redundant_rows(t0);
 
   y0.setZero();
   yp0.setZero();
@@ -251,6 +268,22 @@ double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, 
   y0.segment(nd_, m_) = kkt_.multipliers();
   yp0.head(nq_) = v0_;
   yp0.segment(nq_, nq_) = kkt_.acceleration();
+  if (any_redundant_) {
+    // The KKT solve's multipliers are the minimum-norm split; here the redundant rows carry
+    // none, so the others take the whole constraint force: least squares on the kept rows of
+    // A_keepᵀ λ = f − M a (exact: that force lies in their span).
+    std::vector<int> kept;
+    for (int i = 0; i < m_; ++i)
+      if (!row_redundant_[static_cast<size_t>(i)]) kept.push_back(i);
+    Mat At(nq_, static_cast<int>(kept.size()));
+    const Mat& A = kkt_.constraint_matrix();
+    for (size_t k = 0; k < kept.size(); ++k) At.col(static_cast<int>(k)) = A.row(kept[k]).transpose();
+    const Vec force = kkt_.forces() - kkt_.mass_matrix() * kkt_.acceleration();
+    const Vec lambda_kept = At.colPivHouseholderQr().solve(force);
+    auto lambda = y0.segment(nd_, m_);
+    lambda.setZero();
+    for (size_t k = 0; k < kept.size(); ++k) lambda(kept[k]) = lambda_kept(static_cast<int>(k));
+  }
   if (nz_ > 0) {
     auto zdot = yp0.segment(2 * nq_, nz_);
     model_.state_rates(t0, q0_, v0_, z, zdot);

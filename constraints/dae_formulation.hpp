@@ -82,6 +82,7 @@ class DaeFormulation final : public DaeSystem {
   /// and rows.
   void evaluate_model(double t, CVec q, CVec v, CVec z);
   void mark_decoupled();
+  void mark_redundant_rows(double t0);
   /// Minimum-norm rows for decoupled coordinates / rows (see the class comment).
   void replace_decoupled_residual(CVec y, CVec yp, VecRef r) const;
   void replace_decoupled_jacobian(double cj, MatRef J) const;
@@ -96,6 +97,12 @@ class DaeFormulation final : public DaeSystem {
   Vec r0_, r1_, y_pert_, q0_, v0_;
   std::vector<char> coord_decoupled_, row_decoupled_;
   bool any_decoupled_ = false;
+  /// Rows found redundant at the consistent initial values (rank-revealing QR, kRankTolerance):
+  /// treated as decoupled for the whole run — their multipliers are 0 and the other rows hold
+  /// them. Without this the iteration matrix is singular at every step and the redundant
+  /// multipliers' undetermined component drifts with the predictor (wrong forces).
+  std::vector<char> row_redundant_;
+  bool any_redundant_ = false;
   bool singular_start_ = false;  ///< the last consistent initial values had decoupled coordinates
 };
 
