@@ -6,14 +6,16 @@ largest error of the reference quantity, the energy drift, gmbd's wall time (its
 `wall_seconds`: integration only, no start-up), the steps, and the run's status.
 
 Usage:
-  accuracy_cpu.py [--gmbd PATH] [--only a01,a02,...] [--out table.md]
+  accuracy_cpu.py [--gmbd PATH] [--only a01,a02,...] [--skip a04:ida,...] [--timeout S] [--out table.md]
 
 Runs one case at a time (time them on an otherwise idle machine). A case that fails is listed
-with gmbd's reason instead of an error. Needs numpy and h5py (Debian's /usr/bin/python3).
+with gmbd's reason instead of an error; one that runs longer than --timeout (default 120 s) gets
+SIGINT, stops within a step and is listed as "timeout" with how far it got. Needs numpy and h5py (Debian's /usr/bin/python3).
 """
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,12 @@ CASES = [
 ]
 
 
+def shorten(text, limit=160):
+    """A failure reason short enough for a table cell: its first sentence-like part."""
+    text = text.replace("|", "/")
+    return text if len(text) <= limit else text[:limit].rstrip() + " …"
+
+
 def first_error(text):
     m = re.search(r"max \|error\| = ([0-9.eE+-]+)", text)
     return m.group(1) if m else "—"
@@ -61,16 +69,28 @@ def energy(text):
     return m.group(1) if m else "—"
 
 
-def run_case(gmbd, key, run_file, compare_args, method, settings, workdir):
+def run_case(gmbd, key, run_file, compare_args, method, settings, workdir, timeout):
     out = os.path.join(workdir, "result.h5")
     if os.path.exists(out):
         os.remove(out)
     cmd = [gmbd, "-q", "run", os.path.join(EX, run_file), "-o", out, "--set", "integrator.method=" + method]
     for k, v in settings.items():
         cmd += ["--set", "%s=%s" % (k, v)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate()
+        reached = float("nan")
+        for path in (out, out + ".partial"):
+            if os.path.exists(path):
+                with h5py.File(path, "r") as f:
+                    reached = float(f["time"][-1]) if len(f["time"]) else reached
+                break
+        return None, "timeout after %g s (stopped at t = %.4g s)" % (timeout, reached)
     if not os.path.exists(out):
-        return None, (proc.stderr.strip().splitlines() or ["no result"])[-1]
+        return None, (stderr.strip().splitlines() or ["no result"])[-1]
     with h5py.File(out, "r") as f:
         status = f.attrs.get("status", b"?")
         status = status.decode() if isinstance(status, bytes) else str(status)
@@ -78,7 +98,7 @@ def run_case(gmbd, key, run_file, compare_args, method, settings, workdir):
         steps = int(f.attrs.get("steps", 0))
     cmp = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "compare_benchmark.py"),
                           key, out] + compare_args, capture_output=True, text=True)
-    reason = "" if status == "completed" else (proc.stderr.strip().splitlines() or [status])[-1]
+    reason = "" if status == "completed" else (stderr.strip().splitlines() or [status])[-1]
     return {"error": first_error(cmp.stdout), "energy": energy(cmp.stdout), "wall": wall, "steps": steps,
             "status": status}, reason
 
@@ -88,6 +108,8 @@ def main():
     ap.add_argument("--gmbd", default=os.path.join(REPO, "build", "release", "apps", "gmbd", "gmbd"))
     ap.add_argument("--only", default="", help="comma-separated compare keys (a01, a02, …)")
     ap.add_argument("--out", help="also write the table here")
+    ap.add_argument("--skip", default="", help="comma-separated KEY:METHOD cases to leave out")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per run before SIGINT")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     rows = ["| problem | integrator | rtol = atol / dt | max error (quantity) | energy drift (J) | wall time (s) | steps | status |",
@@ -98,12 +120,16 @@ def main():
             if only and key not in only:
                 continue
             for method, settings in variants:
+                if "%s:%s" % (key, method) in a.skip.split(","):
+                    continue
                 setting = settings.get("integrator.dt") or settings.get("integrator.rtol")
-                res, reason = run_case(a.gmbd, key, run_file, cargs, method, settings, work)
+                res, reason = run_case(a.gmbd, key, run_file, cargs, method, settings, work, a.timeout)
                 if res is None:
-                    row = "| %s | %s | %s | — | — | — | — | failed: %s |" % (label, method, setting, reason)
+                    row = "| %s | %s | %s | — | — | — | — | failed: %s |" % (label, method, setting, shorten(reason))
                 else:
-                    status = res["status"] if not reason else "%s: %s" % (res["status"], reason)
+                    # gmbd's status attribute already carries the reason of a failure
+                    status = res["status"] if (not reason or ":" in res["status"]) else "%s: %s" % (res["status"], reason)
+                    status = shorten(status)
                     row = "| %s | %s | %s | %s (%s) | %s | %.2f | %d | %s |" % (
                         label, method, setting, res["error"], quantity, res["energy"], res["wall"],
                         res["steps"], status)
