@@ -197,13 +197,7 @@ bool DscProjector::solve_min_norm(const Vec& w, const Mat& C, Mat& CW, Mat& S,
   // Rows with no correctable entry: nothing to solve for (consistent only if r_i ≈ 0).
   for (int i = 0; i < rows; ++i) {
     if (CW.row(i).cwiseAbs().maxCoeff() != 0.0) continue;
-    if (std::abs(r(i)) > 1e3 * options_.tolerance) {
-      std::ostringstream msg;
-      msg << "state correction failed at t = " << t << " s: " << level << " constraint '"
-          << model_.constraint_name(i) << "' has residual " << r(i)
-          << " but no dependent coordinate enters it (weighted Jacobian row is zero)";
-      throw CorrectionError(t, msg.str());
-    }
+    if (std::abs(r(i)) > 1e3 * options_.tolerance) throw_zero_row(t, level, i, r(i));
     S.row(i).setZero();
     S.col(i).setZero();
     S(i, i) = 1.0;
@@ -249,13 +243,7 @@ void DscProjector::solve_rank_revealing(const Vec& w, const Mat& C, Mat& B, Rank
   for (int i = 0; i < rows; ++i) {
     const double norm = B.row(i).norm();
     if (!(norm > 0.0) || !std::isfinite(norm)) {
-      if (std::abs(r(i)) > 1e3 * options_.tolerance) {
-        std::ostringstream msg;
-        msg << "state correction failed at t = " << t << " s: " << level << " constraint '"
-            << model_.constraint_name(i) << "' has residual " << r(i)
-            << " but no dependent coordinate enters it (weighted Jacobian row is zero)";
-        throw CorrectionError(t, msg.str());
-      }
+      if (std::abs(r(i)) > 1e3 * options_.tolerance) throw_zero_row(t, level, i, r(i));
       B.row(i).setZero();
       rhs_s_(i) = 0.0;
       continue;
@@ -275,6 +263,14 @@ void DscProjector::solve_rank_revealing(const Vec& w, const Mat& C, Mat& B, Rank
   qr.solve_min_norm(rhs_s_.head(rows), x);
   for (int j = 0; j < n_; ++j) dx(j) = -std::sqrt(w(j)) * x(j);
   ++rank_revealing_solves_;
+}
+
+void DscProjector::throw_zero_row(double t, const char* level, int row, double residual) const {
+  std::ostringstream msg;
+  msg << "state correction failed at t = " << t << " s: " << level << " constraint '"
+      << model_.constraint_name(row) << "' has residual " << residual
+      << " but no dependent coordinate enters it (weighted Jacobian row is zero)";
+  throw CorrectionError(t, msg.str());
 }
 
 void DscProjector::throw_contradictory(double t, const char* level, int row,

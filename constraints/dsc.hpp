@@ -88,6 +88,8 @@ class DscProjector {
   double hard_residual(int* worst) const;
   [[noreturn]] void throw_contradictory(double t, const char* level, int row,
                                         double residual) const;
+  // A residual on a row that no correctable coordinate enters.
+  [[noreturn]] void throw_zero_row(double t, const char* level, int row, double residual) const;
 
   bool solve_min_norm_sparse(RangeSpaceSolver* solver, const Mat& C, const Vec& unit,
                              const Vec& r, Vec& mu, Vec& dx);

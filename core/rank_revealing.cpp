@@ -95,30 +95,25 @@ double RankRevealingQr::smallest_kept_ratio() const {
   return pivot_ratio(rank_ - 1);
 }
 
+// x ← H_k x with H_k = I − β_k v_k v_kᵀ acting on x's tail from k (v_k(0) = 1 implied).
+void RankRevealingQr::apply_reflector(int k, VecRef x) const {
+  const auto v = W_.col(k).tail(n_ - k);
+  auto xs = x.tail(n_ - k);
+  double dot = xs(0);
+  for (int i = 1; i < n_ - k; ++i) dot += v(i) * xs(i);
+  dot *= beta_[static_cast<size_t>(k)];
+  xs(0) -= dot;
+  for (int i = 1; i < n_ - k; ++i) xs(i) -= dot * v(i);
+}
+
 void RankRevealingQr::apply_qt(VecRef x) const {
   // Qᵀ = H_{k−1} … H₀ applied right to left: H₀ first. Every reflector is applied (not only
   // the working rank's): Q stays one orthogonal matrix whatever the rank tolerance.
-  for (int k = 0; k < reflectors_; ++k) {
-    const auto v = W_.col(k).tail(n_ - k);
-    auto xs = x.tail(n_ - k);
-    double dot = xs(0);
-    for (int i = 1; i < n_ - k; ++i) dot += v(i) * xs(i);
-    dot *= beta_[static_cast<size_t>(k)];
-    xs(0) -= dot;
-    for (int i = 1; i < n_ - k; ++i) xs(i) -= dot * v(i);
-  }
+  for (int k = 0; k < reflectors_; ++k) apply_reflector(k, x);
 }
 
 void RankRevealingQr::apply_q(VecRef x) const {
-  for (int k = reflectors_ - 1; k >= 0; --k) {
-    const auto v = W_.col(k).tail(n_ - k);
-    auto xs = x.tail(n_ - k);
-    double dot = xs(0);
-    for (int i = 1; i < n_ - k; ++i) dot += v(i) * xs(i);
-    dot *= beta_[static_cast<size_t>(k)];
-    xs(0) -= dot;
-    for (int i = 1; i < n_ - k; ++i) xs(i) -= dot * v(i);
-  }
+  for (int k = reflectors_ - 1; k >= 0; --k) apply_reflector(k, x);
 }
 
 void RankRevealingQr::solve_row_space(CVec r, VecRef y) const {

@@ -85,6 +85,7 @@ class RankRevealingQr {
   void solve_min_norm_transposed(CVec c, CVec scale, VecRef mu);
 
  private:
+  void apply_reflector(int k, VecRef x) const;
   int m_, n_, k_max_;
   int rank_ = 0;
   int reflectors_ = 0;           // Householder reflectors computed (Q = H₀ … H_{reflectors−1})

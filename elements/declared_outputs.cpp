@@ -90,6 +90,20 @@ Dual<Dual<double, 1>, 1> seed_path(double x, double xdot, double xddot) {
   return r;
 }
 
+// An element's measure s, its Jacobian J_s and the law F with ∂F/∂s, ∂F/∂ṡ at (t, q, v).
+struct Measure {
+  double s[6], J[6 * kMaxLocal], F[6], Fs[36], Fsd[36];
+};
+
+void measure_at(const Element& e, double t, CVec q, CVec v, Measure& m) {
+  double lq[kMaxLocal], lv[kMaxLocal];
+  for (int i = 0; i < e.local_size(); ++i) {
+    lq[i] = q(e.coordinates()[static_cast<size_t>(i)]);
+    lv[i] = v(e.coordinates()[static_cast<size_t>(i)]);
+  }
+  e.measure_tangents(t, lq, lv, m.s, m.J, m.F, m.Fs, m.Fsd);
+}
+
 }  // namespace
 
 void DeclaredOutputs::add(DeclaredOutput output) {
@@ -145,14 +159,9 @@ void DeclaredOutputs::evaluate(const AssembledModel& model, double t, CVec q, CV
     switch (o.kind) {
       case OutputKind::kElementForce: {
         const Element& e = *model.elements()[static_cast<size_t>(o.element)];
-        const int n = e.local_size(), k = e.measure_size();
-        double lq[kMaxLocal], lv[kMaxLocal], s[6], J[6 * kMaxLocal], F[6], Fs[36], Fsd[36];
-        for (int i = 0; i < n; ++i) {
-          lq[i] = q(e.coordinates()[static_cast<size_t>(i)]);
-          lv[i] = v(e.coordinates()[static_cast<size_t>(i)]);
-        }
-        e.measure_tangents(t, lq, lv, s, J, F, Fs, Fsd);
-        for (int c = 0; c < k; ++c) col[c] = F[c];
+        Measure m;
+        measure_at(e, t, q, v, m);
+        for (int c = 0; c < e.measure_size(); ++c) col[c] = m.F[c];
         break;
       }
       case OutputKind::kMultiplier:
@@ -232,17 +241,13 @@ void DeclaredOutputs::tangent_recursive(const AssembledModel& model, int column,
       // δF = F_s J_s δq + F_ṡ J_s δv (as the linear output element_force:).
       const Element& e = *model.elements()[static_cast<size_t>(o.element)];
       const int n = e.local_size(), k = e.measure_size();
-      double lq[kMaxLocal], lv[kMaxLocal], s[6], J[6 * kMaxLocal], F[6], Fs[36], Fsd[36];
-      for (int i = 0; i < n; ++i) {
-        lq[i] = q(e.coordinates()[static_cast<size_t>(i)]);
-        lv[i] = v(e.coordinates()[static_cast<size_t>(i)]);
-      }
-      e.measure_tangents(t, lq, lv, s, J, F, Fs, Fsd);
+      Measure m;
+      measure_at(e, t, q, v, m);
       for (int i = 0; i < n; ++i) {
         const int g = e.coordinates()[static_cast<size_t>(i)];
         for (int b = 0; b < k; ++b) {
-          out.dq(g) += weight * Fs[component * k + b] * J[b * n + i];
-          out.dv(g) += weight * Fsd[component * k + b] * J[b * n + i];
+          out.dq(g) += weight * m.Fs[component * k + b] * m.J[b * n + i];
+          out.dv(g) += weight * m.Fsd[component * k + b] * m.J[b * n + i];
         }
       }
       return;
