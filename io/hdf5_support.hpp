@@ -21,7 +21,13 @@ class SilenceHdf5Errors {
     H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   }
-  ~SilenceHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+  // The errors of the scope have been handled (or turned into exceptions) by then: clear this
+  // thread's error stack too, whose entries hold strings HDF5 allocated — left on a worker
+  // thread's stack when the thread ends (sweep histories), they are reported as leaks.
+  ~SilenceHdf5Errors() {
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, func_, data_);
+  }
   SilenceHdf5Errors(const SilenceHdf5Errors&) = delete;
   SilenceHdf5Errors& operator=(const SilenceHdf5Errors&) = delete;
 

@@ -1166,7 +1166,10 @@ void model_file_initial_state(const ModelFileSpec& spec, const Model& model, Vec
   std::string extra_names;  // accepted non-coordinate names, for the unknown-name message
   auto fill = [&](const std::vector<std::pair<std::string, SpecField>>& entries, VecRef out,
                   const char* section, bool positions) {
-    for (const auto& [name, field] : entries) {
+    for (const auto& entry : entries) {
+      // Not a structured binding: clang (the fuzz build) does not let a lambda capture one.
+      const std::string& name = entry.first;
+      const SpecField& field = entry.second;
       const std::string where = spec.source + ":" + std::to_string(field.line) + ": " + section + "." + name;
       auto evaluate = [&] {
         if (field.items.size() != 1) throw InputError(where + ": expected a number, got a list");
