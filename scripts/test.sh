@@ -20,6 +20,7 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX
 cmake --build build/asan -j "$JOBS"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/scripts/lsan.supp}"  # HDF5's own error-path leaks
 # The package tests (install layout, self-contained headers, an out-of-tree user build) check
 # packaging, which the sanitizers add nothing to; the Release pass runs them.
 (cd build/asan && ctest --output-on-failure -j "$JOBS" -E '^package_') || status=1
