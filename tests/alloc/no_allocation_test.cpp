@@ -90,6 +90,30 @@ TEST(NoAllocation, KktSolve) {
     for (int k = 0; k < 10; ++k) kkt.evaluate(0.1 * k, b.q0, b.v0, z);
     EXPECT_EQ(armed.count(), 0) << links << " links";
   }
+  // The dense paths: the range-space solve (full rank, M positive definite) and the
+  // rank-revealing null-space solve (the RIS without its structure: massless coordinates).
+  for (int links : {3, 20}) {
+    BuiltModel b = pendulum(links);
+    KktSolver kkt(*b.model, KktOptions{.structured = false, .sparse = false});
+    const Vec z = Vec::Zero(0);
+    kkt.evaluate(0.1, b.q0, b.v0, z);
+    ASSERT_TRUE(kkt.last_solve_dense_range_space());
+    ArmedScope armed;
+    for (int k = 0; k < 10; ++k) kkt.evaluate(0.1 * k, b.q0, b.v0, z);
+    EXPECT_EQ(armed.count(), 0) << links << " links, dense range space";
+  }
+  {
+    BuiltModel b = build_model("ris_xytheta", {}, "test");
+    KktSolver kkt(*b.model, KktOptions{.structured = false, .sparse = false});
+    const Vec z = Vec::Zero(b.model->nz());
+    Vec q = b.q0, v = b.v0;
+    for (int i = 0; i < q.size(); ++i) q(i) += 1e-3 * (i % 3);  // off the dish centres
+    kkt.evaluate(0.1, q, v, z);
+    ASSERT_TRUE(kkt.last_solve_rank_revealing());  // massless coordinates: M is singular
+    ArmedScope armed;
+    for (int k = 0; k < 10; ++k) kkt.evaluate(0.1 * k, q, v, z);
+    EXPECT_EQ(armed.count(), 0) << "ris_xytheta, rank-revealing path";
+  }
   // No constraints: M's Cholesky factorisation (preallocated), up to 200 links.
   for (int links : {3, 20, 200}) {
     BuiltModel b = build_model("nlink_pendulum_angle",
