@@ -54,8 +54,7 @@ KktSolver::KktSolver(const Model& model, KktOptions options)
       lambda_(Vec::Zero(m_)),
       coord_decoupled_(static_cast<size_t>(n_), 0),
       row_decoupled_(static_cast<size_t>(m_), 0),
-      llt_(m_ == 0 ? n_ : 0),
-      dense_llt_(m_ > 0 ? n_ : 0),
+      llt_(n_),
       b_scaled_(Vec::Zero(m_)),
       rank_qr_(m_, n_),
       B_(Mat::Zero(m_, n_)),
@@ -894,16 +893,20 @@ bool KktSolver::solve_sparse() {
   return a_.allFinite() && lambda_.allFinite();
 }
 
-// M a = f with M symmetric positive definite: Cholesky, n³/3 flops against the LU's 2n³/3 and
-// no row exchanges. Returns false when M is not numerically positive definite (the LU then
-// solves or diagnoses it).
-bool KktSolver::solve_unconstrained() {
+// M = L Lᵀ into llt_; false when M is not numerically positive definite (then the
+// rank-revealing path solves or diagnoses it). Acceptance on the pivots of L Lᵀ = L' D L'ᵀ,
+// D = diag(L_kk²), with the ratio the other paths use.
+bool KktSolver::factor_mass_cholesky() {
   llt_.compute(M_);
   if (llt_.info() != Eigen::Success) return false;
-  // The dense path's acceptance test, on the pivots of L Lᵀ = L' D L'ᵀ: D = diag(L_kk²).
   const auto pivots = llt_.matrixLLT().diagonal().array().square();
   const double max_pivot = pivots.maxCoeff();
-  if (!(pivots.minCoeff() > kPivotRatio * max_pivot) || !std::isfinite(max_pivot)) return false;
+  return pivots.minCoeff() > kPivotRatio * max_pivot && std::isfinite(max_pivot);
+}
+
+// M a = f with M symmetric positive definite: Cholesky, n³/3 flops and no row exchanges.
+bool KktSolver::solve_unconstrained() {
+  if (!factor_mass_cholesky()) return false;
   a_ = llt_.solve(f_);
   return a_.allFinite();
 }
@@ -972,13 +975,9 @@ void KktSolver::solve(double t, CVec q) {
 // QR. About (n³/3 + n²m + nm² + m³/3) flops against 2(n+m)³/3 for an LU of the KKT matrix.
 bool KktSolver::solve_dense_range_space() {
   if (m_ == 0 || decoupled_count_ > 0 || decoupled_rows_ > 0) return false;
-  dense_llt_.compute(M_);
-  if (dense_llt_.info() != Eigen::Success) return false;
-  const auto pivots = dense_llt_.matrixLLT().diagonal().array().square();
-  if (!(pivots.minCoeff() > kPivotRatio * pivots.maxCoeff()) || !std::isfinite(pivots.maxCoeff()))
-    return false;
+  if (!factor_mass_cholesky()) return false;
   X_.noalias() = A_.transpose() * row_scale_.asDiagonal();
-  dense_llt_.matrixL().solveInPlace(X_);
+  llt_.matrixL().solveInPlace(X_);
   Sd_.noalias() = X_.transpose() * X_;
   for (int i = 0; i < m_; ++i) {
     if (!(Sd_(i, i) > 0.0) || !std::isfinite(Sd_(i, i))) return false;
@@ -992,7 +991,7 @@ bool KktSolver::solve_dense_range_space() {
   const double tol = options_.singular_tolerance;
   if (!(d.minCoeff() > tol * tol) || !(d.minCoeff() > kPivotRatio * d.maxCoeff())) return false;
   y_ = f_;
-  dense_llt_.matrixL().solveInPlace(y_);
+  llt_.matrixL().solveInPlace(y_);
   lam_.noalias() = X_.transpose() * y_;
   lam_ -= row_scale_.cwiseProduct(b_);
   lam_ = js_.cwiseProduct(lam_);
@@ -1000,7 +999,7 @@ bool KktSolver::solve_dense_range_space() {
   lambda_ = js_.cwiseProduct(lam_);  // λ̂ (scaled rows); the caller unscales
   a_ = y_;
   a_.noalias() -= X_ * lambda_;
-  dense_llt_.matrixU().solveInPlace(a_);
+  llt_.matrixU().solveInPlace(a_);
   return a_.allFinite() && lambda_.allFinite();
 }
 

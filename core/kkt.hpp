@@ -211,6 +211,7 @@ class KktSolver {
   void triangular_pivots(Block& blk) const;
   void solve_triangular_transposed(Block& blk) const;
   void solve_triangular(Block& blk) const;
+  bool factor_mass_cholesky();
   bool solve_unconstrained();
   bool solve_dense_range_space();
   void solve_rank_revealing(double t, CVec q);
@@ -228,8 +229,7 @@ class KktSolver {
   Vec row_scale_, row_sq_, col_max_, rhs_, sol_, a_, lambda_;
   std::vector<char> coord_decoupled_, row_decoupled_;
   int decoupled_count_ = 0;
-  Eigen::LLT<Mat> llt_;  // unconstrained path (sized only when there are no constraint rows)
-  Eigen::LLT<Mat> dense_llt_;  // dense range-space path (sized only with constraint rows)
+  Eigen::LLT<Mat> llt_;  // M = L Lᵀ: the unconstrained and the dense range-space paths
   bool last_cholesky_ = false;
   // structured path
   std::vector<Block> blocks_;
