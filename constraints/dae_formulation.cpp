@@ -40,7 +40,10 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       v0_(Vec::Zero(nq_)),
       coord_decoupled_(static_cast<size_t>(nq_), 0),
       row_decoupled_(static_cast<size_t>(m_), 0),
-      row_redundant_(static_cast<size_t>(m_), 0) {}
+      row_redundant_(static_cast<size_t>(m_), 0),
+      window_B_(Mat::Zero(m_, nq_)),
+      window_scale_(Vec::Zero(nq_)),
+      window_qr_(m_, nq_) {}
 
 void DaeFormulation::differential_components(VecRef id) const {
   id.head(nd_).setOnes();
@@ -135,6 +138,10 @@ void DaeFormulation::replace_decoupled_jacobian(double cj, MatRef J) const {
 }
 
 void DaeFormulation::residual(double t, CVec y, CVec yp, VecRef r) {
+  if (ode_window_) {
+    window_residual(t, y, yp, r);
+    return;
+  }
   const auto q = y.head(nq_);
   const auto v = y.segment(nq_, nq_);
   const auto z = y.segment(2 * nq_, nz_);
@@ -173,6 +180,7 @@ void DaeFormulation::residual(double t, CVec y, CVec yp, VecRef r) {
 
 int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
                              MatRef J) {
+  if (ode_window_) return window_jacobian(t, cj, y, yp, perturbation_scale, J);
   // Forward differences of the whole residual in the q, v and z columns.
   residual(t, y, yp, r0_);
   J.setZero();
@@ -268,7 +276,7 @@ double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, 
   y0.segment(nd_, m_) = kkt_.multipliers();
   yp0.head(nq_) = v0_;
   yp0.segment(nq_, nq_) = kkt_.acceleration();
-  if (any_redundant_) {
+  if (any_redundant_ && !ode_window_) {
     // The KKT solve's multipliers are the minimum-norm split; here the redundant rows carry
     // none, so the others take the whole constraint force: least squares on the kept rows of
     // A_keepᵀ λ = f − M a (exact: that force lies in their span).
@@ -289,6 +297,150 @@ double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, 
     model_.state_rates(t0, q0_, v0_, z, zdot);
   }
   return correction;
+}
+
+// ---- singular window ----------------------------------------------------------------------
+
+namespace {
+/// The thresholds below are pivot ratios relative to the margin of the run's first state
+/// (`reference`): the ratio's absolute level depends on the model's scales (the flyball
+/// governor A05 starts at 1.6e-3, the A02 chain at 0.5).
+///
+/// An accepted step opens the window below min(kWindowOpen, kRelativeOpen × reference): the
+/// GGL Newton iteration was measured to fail at margins of 1.1e-3 … 1.6e-3 on A02 at rtol
+/// 1e-10. It closes above twice that (the gap keeps it from flickering).
+constexpr double kWindowOpen = 2e-3;
+constexpr double kRelativeOpen = 0.02;
+/// After a convergence failure it opens below min(kWindowCap, kRelativeCap × reference) and
+/// closes above kWindowWidth × the margin there (at least as for an accepted step).
+constexpr double kWindowCap = 1e-2;
+constexpr double kRelativeCap = 0.1;
+constexpr double kWindowWidth = 4.0;
+}  // namespace
+
+double DaeFormulation::rank_margin(double t, CVec q) {
+  if (m_ == 0) return 1.0;
+  M_.setZero();
+  A_.setZero();
+  model_.mass_matrix(t, q, M_);
+  if (nh_ > 0) {
+    auto G = A_.topRows(nh_);
+    model_.holonomic_jacobian(t, q, G);
+  }
+  if (nn_ > 0) {
+    auto H = A_.bottomRows(nn_);
+    model_.nonholonomic_jacobian(t, q, H);
+  }
+  // Mass scaling and unit rows as constraint_rank() (massless coordinates: the mean mass).
+  double sum = 0.0;
+  int massive = 0;
+  for (int j = 0; j < nq_; ++j) {
+    if (M_(j, j) > 0.0) {
+      sum += M_(j, j);
+      ++massive;
+    }
+  }
+  for (int j = 0; j < nq_; ++j)
+    window_scale_(j) = 1.0 / std::sqrt(M_(j, j) > 0.0 ? M_(j, j) : massive > 0 ? sum / massive : 1.0);
+  window_B_.noalias() = A_ * window_scale_.asDiagonal();
+  for (int i = 0; i < m_; ++i) {
+    const double norm = window_B_.row(i).norm();
+    if (norm > 0.0 && std::isfinite(norm)) window_B_.row(i) /= norm;
+  }
+  window_qr_.compute(window_B_, kRankTolerance);
+  // The rows found redundant at the start keep a pivot at the level of the state's drift,
+  // which may pass kRankTolerance: the margin is the pivot of the last independent row.
+  int redundant = 0;
+  for (const char r : row_redundant_) redundant += r ? 1 : 0;
+  const int independent = std::min(m_ - redundant, nq_);
+  return independent >= 1 ? window_qr_.pivot_ratio(independent - 1) : 1.0;
+}
+
+double DaeFormulation::window_margin(double t, CVec q) {
+  const double margin = rank_margin(t, q);
+  if (!(reference_margin_ > 0.0)) reference_margin_ = margin;
+  return margin;
+}
+
+double DaeFormulation::opening_margin() const {
+  return std::min(kWindowOpen, kRelativeOpen * reference_margin_);
+}
+
+void DaeFormulation::window_residual(double t, CVec y, CVec yp, VecRef r) {
+  const auto q = y.head(nq_);
+  const auto v = y.segment(nq_, nq_);
+  const auto z = y.segment(2 * nq_, nz_);
+  kkt_.evaluate(t, q, v, z);
+  r.head(nq_) = yp.head(nq_) - v;
+  r.segment(nq_, nq_) = yp.segment(nq_, nq_) - kkt_.acceleration();
+  if (nz_ > 0) {
+    phi_.setZero();
+    model_.state_rates(t, q, v, z, phi_);
+    r.segment(2 * nq_, nz_) = yp.segment(2 * nq_, nz_) - phi_;
+  }
+  r.segment(nd_, m_) = y.segment(nd_, m_) - kkt_.multipliers();
+  if (n_ > nd_ + m_) r.tail(n_ - nd_ - m_) = y.tail(n_ - nd_ - m_);
+}
+
+int DaeFormulation::window_jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
+                                    MatRef J) {
+  window_residual(t, y, yp, r0_);
+  J.setZero();
+  y_pert_ = y;
+  for (int j = 0; j < nd_; ++j) {
+    double delta = kSqrtEps * std::max(std::abs(y(j)), perturbation_scale(j));
+    if (!(delta > 0.0) || !std::isfinite(delta)) delta = kSqrtEps;
+    const double yj = y(j) + delta;
+    delta = yj - y(j);
+    y_pert_(j) = yj;
+    window_residual(t, y_pert_, yp, r1_);
+    J.col(j) = (r1_ - r0_) / delta;
+    y_pert_(j) = y(j);
+  }
+  // ∂r/∂ẏ = I on the state rows; the multiplier rows depend on their own unknowns only.
+  J.topLeftCorner(nd_, nd_).diagonal().array() += cj;
+  J.bottomRightCorner(n_ - nd_, n_ - nd_).diagonal().setOnes();
+  return 1 + nd_;
+}
+
+bool DaeFormulation::open_singular_window(double t, CVec y) {
+  if (m_ == 0 || ode_window_) return false;
+  const double margin = window_margin(t, y.head(nq_));
+  if (!(margin < std::min(kWindowCap, kRelativeCap * reference_margin_))) return false;
+  ode_window_ = true;
+  window_exit_ratio_ = std::max(2.0 * opening_margin(), std::min(kWindowCap, kWindowWidth * margin));
+  return true;
+}
+
+bool DaeFormulation::update_singular_window(double t, CVec y) {
+  if (m_ == 0) return false;
+  // Far from a singular position the margin is checked every few steps only (it cannot fall
+  // by orders of magnitude within steps the error control accepts; a miss is caught by the
+  // failure path): A03 with IDA spends 14 % more time when every step is checked.
+  if (window_skip_ > 0) {
+    --window_skip_;
+    return false;
+  }
+  const double margin = window_margin(t, y.head(nq_));
+  if (!ode_window_) {
+    const double ratio = margin / opening_margin();
+    window_skip_ = ratio > 100.0 ? 7 : ratio > 10.0 ? 3 : 0;
+    if (!(margin < opening_margin())) return false;
+    ode_window_ = true;
+    window_exit_ratio_ = 2.0 * opening_margin();
+    return true;
+  }
+  if (!(margin > window_exit_ratio_)) return false;
+  ode_window_ = false;
+  window_exit_ratio_ = 0.0;
+  return true;
+}
+
+void DaeFormulation::reset_singular_window() {
+  ode_window_ = false;
+  window_exit_ratio_ = 0.0;
+  reference_margin_ = 0.0;
+  window_skip_ = 0;
 }
 
 }  // namespace gmbd

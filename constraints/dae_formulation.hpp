@@ -8,6 +8,7 @@
 #include "core/dae_system.hpp"
 #include "core/kkt.hpp"
 #include "core/model.hpp"
+#include "core/rank_revealing.hpp"
 
 namespace gmbd {
 
@@ -71,6 +72,22 @@ class DaeFormulation final : public DaeSystem {
                MatRef J) override;
   double consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) override;
   bool singular_initial_values() const override { return singular_start_; }
+  /// Singular window (docs/theory.md §4, "singular window"): while it is open the residual is
+  /// the state-space ODE of the KKT solve,
+  ///   r_q = q̇ − v,  r_v = v̇ − a(t, q, v, z),  r_z = ż − φ,  r_λ = λ − λ_KKT,  r_μ = μ
+  /// (a, λ_KKT from KktSolver, whose rank-revealing path carries the motion through the
+  /// instant of lost rank; the drift off g = 0 this allows is removed by the projection of the
+  /// restart that closes the window), with the iteration matrix cj I plus forward differences
+  /// of the state columns (one KKT solve each). The margin is the pivot ratio of the last
+  /// independent row of the mass-scaled, unit-row Jacobian (as constraint_rank's), compared
+  /// with its value at the run's first state (thresholds in dae_formulation.cpp).
+  /// After a failure: opens when the margin is below min(1e-2, 0.1 × the first margin).
+  bool open_singular_window(double t, CVec y) override;
+  bool in_singular_window() const override { return ode_window_; }
+  /// After an accepted step: opens below min(2e-3, 0.02 × the first margin), closes above
+  /// twice that (or, after a failure, above 4× the margin at the opening). Allocation-free.
+  bool update_singular_window(double t, CVec y) override;
+  void reset_singular_window() override;
 
   DaeIndex index() const { return index_; }
   const Model& model() const { return model_; }
@@ -86,6 +103,9 @@ class DaeFormulation final : public DaeSystem {
   /// Minimum-norm rows for decoupled coordinates / rows (see the class comment).
   void replace_decoupled_residual(CVec y, CVec yp, VecRef r) const;
   void replace_decoupled_jacobian(double cj, MatRef J) const;
+  /// The state-space residual of a singular window (see open_singular_window).
+  void window_residual(double t, CVec y, CVec yp, VecRef r);
+  int window_jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale, MatRef J);
 
   const Model& model_;
   DaeIndex index_;
@@ -104,6 +124,24 @@ class DaeFormulation final : public DaeSystem {
   std::vector<char> row_redundant_;
   bool any_redundant_ = false;
   bool singular_start_ = false;  ///< the last consistent initial values had decoupled coordinates
+  /// Pivot-ratio margin of the rows at q: the pivot ratio of the last independent row (rows
+  /// redundant at the start do not count). Allocation-free; 1 without rows.
+  double rank_margin(double t, CVec q);
+  /// rank_margin(), remembering the first value of the run as the reference.
+  double window_margin(double t, CVec q);
+  /// Margin below which an accepted step opens the window.
+  double opening_margin() const;
+  /// Margin at the first state checked in this run (0: none yet).
+  double reference_margin_ = 0.0;
+  /// Accepted steps to pass before the next check (far from a singular position).
+  int window_skip_ = 0;
+  /// Inside a singular window, and the margin of the rows above which it closes.
+  bool ode_window_ = false;
+  double window_exit_ratio_ = 0.0;
+  /// Workspace of rank_margin().
+  Mat window_B_;
+  Vec window_scale_;
+  RankRevealingQr window_qr_;
 };
 
 }  // namespace gmbd

@@ -76,6 +76,23 @@ class DaeSystem {
   /// cannot follow from there (r = √(xb² + yb²) has ∂(r² − xb² − yb²)/∂r = 0 at r = 0), so the
   /// integrator should take one step and restart from consistent values at its end.
   virtual bool singular_initial_values() const { return false; }
+
+  /// Singular window (docs/theory.md §4, "singular window"). Near a singular position — where
+  /// constraint rows are about to lose rank for an instant — a DAE's Newton iteration loses its
+  /// convergence radius. After a convergence failure at (t, y) the integrator asks the view to
+  /// change its residual to one that passes the position (DaeFormulation: the state-space ODE
+  /// of the KKT solve); true when it did, and the integrator must then restart from consistent
+  /// values. May allocate (a failure path).
+  virtual bool open_singular_window(double /*t*/, CVec /*y*/) { return false; }
+  /// True while the window's residual is in use.
+  virtual bool in_singular_window() const { return false; }
+  /// Called after every accepted step: opens the window when the Jacobian comes close to a
+  /// singular position, closes it once it is regular again; true when either happened (the
+  /// integrator must then restart from consistent values, which, on closing, project onto
+  /// every row). Must not allocate.
+  virtual bool update_singular_window(double /*t*/, CVec /*y*/) { return false; }
+  /// Forgets an open window (a new run).
+  virtual void reset_singular_window() {}
 };
 
 }  // namespace gmbd

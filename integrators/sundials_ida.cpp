@@ -247,6 +247,7 @@ struct SundialsIda::Impl {
   int restarts_left = 0;
   int failure_restarts_left = 0;
   long restart_count = 0;  ///< IDAReInit calls in this run
+  long windows_opened = 0;  ///< singular windows opened after convergence failures
   long steps_before = 0, rejected_before = 0;  ///< IDA counters of the memory before IDAReInit
   bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
 
@@ -386,6 +387,7 @@ int SundialsIda::last_order() const {
 }
 
 long SundialsIda::restarts() const { return impl_->restart_count; }
+long SundialsIda::singular_windows() const { return impl_->windows_opened; }
 
 long SundialsIda::jacobian_evaluations() const {
   long nje = 0;
@@ -452,6 +454,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
 
   // Consistent initial values (the initial correction is the input's, not drift).
   s.pending_failure.clear();
+  s.dae->reset_singular_window();
   s.dae->consistent_initial_values(t0, z0, s.y, s.yp);
   if (!s.y.allFinite() || !s.yp.allFinite()) {
     s.pending_failure = "integrator " + s.options.method + " failed at t = " +
@@ -511,6 +514,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   s.restarts_left = kMaxRestarts;
   s.failure_restarts_left = kMaxFailureRestarts;
   s.restart_count = 0;
+  s.windows_opened = 0;
   s.restart_pending = s.dae->singular_initial_values();
 }
 
@@ -572,13 +576,23 @@ bool SundialsIda::restart_after_failure(int flag) {
   // Only convergence / error-test failures, only with progress since the last restart (at
   // least one accepted step), and at most kMaxFailureRestarts per run.
   if (flag != IDA_CONV_FAIL && flag != IDA_ERR_FAIL) return false;
-  long nst = 0;
-  IDAGetNumSteps(s.memory, &nst);
-  if (nst == 0 || s.failure_restarts_left <= 0) return false;
+  if (s.failure_restarts_left <= 0) return false;
   double tn = s.t0;
   IDAGetCurrentTime(s.memory, &tn);
   // The last accepted solution (IDA's tn after a failed step).
   if (IDAGetDky(s.memory, tn, 0, s.y_out_view.get()) < 0) return false;
+  // Near a singular position the view switches to its singular-window residual for a while
+  // (a new DAE: restart even without progress since the last restart).
+  bool window = false;
+  try {
+    window = s.dae->open_singular_window(tn, s.y_out);
+  } catch (const NumericalError&) {
+    window = false;
+  }
+  long nst = 0;
+  IDAGetNumSteps(s.memory, &nst);
+  if (nst == 0 && !window) return false;
+  if (window) ++s.windows_opened;
   try {
     reinit_from(tn);
   } catch (const NumericalError&) {
@@ -684,6 +698,14 @@ void SundialsIda::advance_to(double tout, VecRef z_out) {
       IDAGetLastStep(s.memory, &hlast);
       if (s.options.on_step && stats_.steps > steps_before_call) {
         s.options.on_step(tn, stats_.last_step, stats_.steps);
+      }
+      // A singular window opens near a singular position and closes once the Jacobian is
+      // regular again (not on a step past tout: the restart forgets the history y(tout) is
+      // interpolated from).
+      if (tn <= tout && s.dae->update_singular_window(tn, s.y_out)) {
+        if (s.dae->in_singular_window()) ++s.windows_opened;
+        reinit_from(tn);
+        set_stop = true;
       }
       if (tn >= tout) break;
       if (flag == IDA_TSTOP_RETURN) set_stop = true;

@@ -87,8 +87,11 @@ class SundialsIda final : public Integrator {
   int last_order() const;
   /// Iteration-matrix evaluations (IDAGetNumJacEvals).
   long jacobian_evaluations() const;
-  /// IDAReInit restarts in this run (decoupled initial states, failures at a kink).
+  /// IDAReInit restarts in this run (decoupled initial states, failures at a kink, singular
+  /// windows opening and closing).
   long restarts() const;
+  /// Singular windows opened in this run (DaeSystem::open_singular_window after a failure).
+  long singular_windows() const;
 
   /// Implementation (SUNDIALS memory, workspace, callbacks); opaque outside the .cpp.
   struct Impl;
@@ -102,10 +105,12 @@ class SundialsIda final : public Integrator {
   /// IDAReInit at t from the DAE view's consistent values of z = y_out.head(nd) (DSC
   /// projection + KKT solve), keeping the last step size; counts the step statistics on.
   void reinit_from(double t);
-  /// After IDA_CONV_FAIL / IDA_ERR_FAIL with at least one accepted step since the last
-  /// restart: restart at the last accepted time from consistent values (a kink of a dependent
-  /// coordinate, e.g. an RIS ball radius r = |xb| crossing its dish centre, where BDF cannot
-  /// continue but the projected state is fine). Returns false when it does not apply.
+  /// After IDA_CONV_FAIL / IDA_ERR_FAIL: restart at the last accepted time from consistent
+  /// values when there was at least one accepted step since the last restart (a kink of a
+  /// dependent coordinate, e.g. an RIS ball radius r = |xb| crossing its dish centre, where BDF
+  /// cannot continue but the projected state is fine) or when the DAE view opened a singular
+  /// window there (its state-space residual until the Jacobian is regular again, then a
+  /// restart with the normal one). Returns false when neither applies.
   bool restart_after_failure(int flag);
   std::unique_ptr<Impl> impl_;
 };
