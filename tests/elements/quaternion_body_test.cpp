@@ -17,6 +17,8 @@
 #include "elements/body.hpp"
 #include "io/model_builder.hpp"
 #include "io/model_file.hpp"
+#include "io/run_config.hpp"
+#include "io/simulation.hpp"
 #include "support/derivative_checks.hpp"
 #include "support/output_trace.hpp"
 
@@ -421,6 +423,57 @@ TEST(QuaternionBody, InitialAnglesAndBodyAngularVelocityAreConverted) {
   model_file_initial_state(plain, *model, q, v);
   EXPECT_EQ(q(3), 1.0);
   EXPECT_EQ(q.segment(4, 3).cwiseAbs().maxCoeff(), 0.0);
+}
+
+// Run files take the same names in initial.q / initial.v; what is not given is kept.
+TEST(QuaternionBody, RunFileInitialAnglesAndRatesOverrideTheModelFile) {
+  const std::string model = std::string(GMBD_SOURCE_DIR) + "/examples/benchmarks/models/torque_free_body.yaml";
+  const auto prepared_with = [&](const std::string& initial) {
+    const std::string text = "name: t\nmodel: {file: " + model +
+                             "}\nintegrator: {method: rk4, dt: 0.01}\ntime: {end: 0.01, output_interval: 0.01}\n" +
+                             initial;
+    return prepare_run(parse_run_config(text, "<run>"));
+  };
+  const PreparedRun base = prepared_with("");
+  const auto& body = dynamic_cast<const elements::AssembledModel&>(*base.built.model).bodies()[0];
+  const int nq = base.built.model->nq();
+  const auto rotation_of = [&](const PreparedRun& p) { return body.orientation(p.z0.data()); };
+  const auto omega_of = [&](const PreparedRun& p) { return body.body_angular_velocity(p.z0.data(), p.z0.data() + nq); };
+
+  const PreparedRun all = prepared_with("initial:\n  q: {body.yaw: 0.3, body.pitch: -1.2, body.roll: 2.5}\n"
+                                        "  v: {body.wx: 0.5, body.wy: -0.7, body.wz: 4}\n");
+  EXPECT_LT(max_abs_diff(rotation_of(all), elements::rotation(elements::AngleSequence::kZyx, 0.3, -1.2, 2.5)), 1e-14);
+  const Vec3<double> w = omega_of(all);
+  EXPECT_NEAR(w.x, 0.5, 1e-14);
+  EXPECT_NEAR(w.y, -0.7, 1e-14);
+  EXPECT_NEAR(w.z, 4.0, 1e-14);
+
+  // Only yaw: pitch and roll and the body angular velocity are the model file's.
+  const PreparedRun yaw = prepared_with("initial:\n  q: {body.yaw: 0.25}\n");
+  const Vec3<double> a0 = elements::zyx_angles_from_rotation(rotation_of(base));
+  const Vec3<double> a1 = elements::zyx_angles_from_rotation(rotation_of(yaw));
+  EXPECT_NEAR(a1.x, 0.25, 1e-12);
+  EXPECT_NEAR(a1.y, a0.y, 1e-12);
+  EXPECT_NEAR(a1.z, a0.z, 1e-12);
+  const Vec3<double> w0 = omega_of(base), w1 = omega_of(yaw);
+  EXPECT_NEAR(w1.x, w0.x, 1e-12);
+  EXPECT_NEAR(w1.y, w0.y, 1e-12);
+  EXPECT_NEAR(w1.z, w0.z, 1e-12);
+
+  // Bad input: angles and Euler parameters together; an unknown name lists the angle names.
+  try {
+    prepared_with("initial:\n  q: {body.yaw: 0.25, body.e0: 1}\n");
+    ADD_FAILURE() << "no error for angles together with e0";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("either as Euler parameters"), std::string::npos) << e.what();
+  }
+  try {
+    prepared_with("initial:\n  v: {body.yaw: 0.25}\n");
+    ADD_FAILURE() << "no error for an angle among the velocities";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("initial.v.body.yaw"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("body.wx, .wy, .wz"), std::string::npos) << e.what();
+  }
 }
 
 // ---- (e) bad input -------------------------------------------------------------------------------------
