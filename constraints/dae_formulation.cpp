@@ -178,10 +178,8 @@ void DaeFormulation::residual(double t, CVec y, CVec yp, VecRef r) {
   replace_decoupled_residual(y, yp, r);
 }
 
-int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
-                             MatRef J) {
-  if (ode_window_) return window_jacobian(t, cj, y, yp, perturbation_scale, J);
-  // Forward differences of the whole residual in the q, v and z columns.
+void DaeFormulation::difference_state_columns(double t, CVec y, CVec yp, CVec perturbation_scale,
+                                              MatRef J) {
   residual(t, y, yp, r0_);
   J.setZero();
   y_pert_ = y;
@@ -194,6 +192,18 @@ int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturba
     residual(t, y_pert_, yp, r1_);
     J.col(j) = (r1_ - r0_) / delta;
     y_pert_(j) = y(j);
+  }
+}
+
+int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
+                             MatRef J) {
+  // Forward differences of the whole residual (or the window's) in the q, v and z columns.
+  difference_state_columns(t, y, yp, perturbation_scale, J);
+  if (ode_window_) {
+    // ∂r/∂ẏ = I on the state rows; the multiplier rows depend on their own unknowns only.
+    J.topLeftCorner(nd_, nd_).diagonal().array() += cj;
+    J.bottomRightCorner(n_ - nd_, n_ - nd_).diagonal().setOnes();
+    return 1 + nd_;
   }
 
   // Exact blocks (the workspace is re-evaluated at the unperturbed point).
@@ -331,22 +341,10 @@ double DaeFormulation::rank_margin(double t, CVec q) {
     auto H = A_.bottomRows(nn_);
     model_.nonholonomic_jacobian(t, q, H);
   }
-  // Mass scaling and unit rows as constraint_rank() (massless coordinates: the mean mass).
-  double sum = 0.0;
-  int massive = 0;
-  for (int j = 0; j < nq_; ++j) {
-    if (M_(j, j) > 0.0) {
-      sum += M_(j, j);
-      ++massive;
-    }
-  }
-  for (int j = 0; j < nq_; ++j)
-    window_scale_(j) = 1.0 / std::sqrt(M_(j, j) > 0.0 ? M_(j, j) : massive > 0 ? sum / massive : 1.0);
+  // Mass scaling and unit rows as constraint_rank().
+  mass_column_scale(M_, window_scale_);
   window_B_.noalias() = A_ * window_scale_.asDiagonal();
-  for (int i = 0; i < m_; ++i) {
-    const double norm = window_B_.row(i).norm();
-    if (norm > 0.0 && std::isfinite(norm)) window_B_.row(i) /= norm;
-  }
+  normalize_rows(window_B_);
   window_qr_.compute(window_B_, kRankTolerance);
   // The rows found redundant at the start keep a pivot at the level of the state's drift,
   // which may pass kRankTolerance: the margin is the pivot of the last independent row.
@@ -380,27 +378,6 @@ void DaeFormulation::window_residual(double t, CVec y, CVec yp, VecRef r) {
   }
   r.segment(nd_, m_) = y.segment(nd_, m_) - kkt_.multipliers();
   if (n_ > nd_ + m_) r.tail(n_ - nd_ - m_) = y.tail(n_ - nd_ - m_);
-}
-
-int DaeFormulation::window_jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
-                                    MatRef J) {
-  window_residual(t, y, yp, r0_);
-  J.setZero();
-  y_pert_ = y;
-  for (int j = 0; j < nd_; ++j) {
-    double delta = kSqrtEps * std::max(std::abs(y(j)), perturbation_scale(j));
-    if (!(delta > 0.0) || !std::isfinite(delta)) delta = kSqrtEps;
-    const double yj = y(j) + delta;
-    delta = yj - y(j);
-    y_pert_(j) = yj;
-    window_residual(t, y_pert_, yp, r1_);
-    J.col(j) = (r1_ - r0_) / delta;
-    y_pert_(j) = y(j);
-  }
-  // ∂r/∂ẏ = I on the state rows; the multiplier rows depend on their own unknowns only.
-  J.topLeftCorner(nd_, nd_).diagonal().array() += cj;
-  J.bottomRightCorner(n_ - nd_, n_ - nd_).diagonal().setOnes();
-  return 1 + nd_;
 }
 
 bool DaeFormulation::open_singular_window(double t, CVec y) {

@@ -105,7 +105,9 @@ class DaeFormulation final : public DaeSystem {
   void replace_decoupled_jacobian(double cj, MatRef J) const;
   /// The state-space residual of a singular window (see open_singular_window).
   void window_residual(double t, CVec y, CVec yp, VecRef r);
-  int window_jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale, MatRef J);
+  /// J ← 0, then forward differences of residual() in the first nd columns (increments as in
+  /// the class comment).
+  void difference_state_columns(double t, CVec y, CVec yp, CVec perturbation_scale, MatRef J);
 
   const Model& model_;
   DaeIndex index_;

@@ -14,10 +14,7 @@ namespace {
 // Mass-scaled, unit-row copy of the first `rows` rows of A.
 Mat scaled_rows(const Mat& A, int rows, const Vec& col_scale) {
   Mat B = A.topRows(rows) * col_scale.asDiagonal();
-  for (int i = 0; i < rows; ++i) {
-    const double norm = B.row(i).norm();
-    if (norm > 0.0 && std::isfinite(norm)) B.row(i) /= norm;
-  }
+  normalize_rows(B);
   return B;
 }
 
@@ -45,17 +42,8 @@ ConstraintRankReport constraint_rank(const Model& model, double t, CVec q) {
     auto H = A.bottomRows(m - nh);
     model.nonholonomic_jacobian(t, q, H);
   }
-  double sum = 0.0;
-  int massive = 0;
-  for (int j = 0; j < n; ++j) {
-    if (M(j, j) > 0.0) {
-      sum += M(j, j);
-      ++massive;
-    }
-  }
   Vec col_scale(n);
-  for (int j = 0; j < n; ++j)
-    col_scale(j) = 1.0 / std::sqrt(M(j, j) > 0.0 ? M(j, j) : massive > 0 ? sum / massive : 1.0);
+  mass_column_scale(M, col_scale);
   if (nh > 0) {
     RankRevealingQr qr(nh, n);
     qr.compute(scaled_rows(A, nh, col_scale), kRankTolerance);
@@ -84,6 +72,27 @@ ConstraintRankReport constraint_rank(const Model& model, double t, CVec q) {
   r.configuration_dof = n - r.holonomic_rank;
   r.velocity_dof = n - r.rank;
   return r;
+}
+
+void mass_column_scale(const Mat& M, VecRef scale) {
+  const Eigen::Index n = M.rows();
+  double sum = 0.0;
+  int massive = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    if (M(j, j) > 0.0) {
+      sum += M(j, j);
+      ++massive;
+    }
+  }
+  for (Eigen::Index j = 0; j < n; ++j)
+    scale(j) = 1.0 / std::sqrt(M(j, j) > 0.0 ? M(j, j) : massive > 0 ? sum / massive : 1.0);
+}
+
+void normalize_rows(MatRef B) {
+  for (Eigen::Index i = 0; i < B.rows(); ++i) {
+    const double norm = B.row(i).norm();
+    if (norm > 0.0 && std::isfinite(norm)) B.row(i) /= norm;
+  }
 }
 
 }  // namespace gmbd

@@ -44,4 +44,11 @@ struct ConstraintRankReport {
 /// Throws InputError when the state is not finite. Allocates (not for the step path).
 ConstraintRankReport constraint_rank(const Model& model, double t, CVec q);
 
+/// Column scaling of the mass-scaled Jacobian (docs/theory.md §1.5): scale_j = 1/√M_jj, for a
+/// massless coordinate the mean of the positive diagonal (1 when there is none).
+/// Allocation-free.
+void mass_column_scale(const Mat& M, VecRef scale);
+/// Divides each row of B with a positive, finite norm by that norm. Allocation-free.
+void normalize_rows(MatRef B);
+
 }  // namespace gmbd
