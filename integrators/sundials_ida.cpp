@@ -247,7 +247,7 @@ struct SundialsIda::Impl {
   int restarts_left = 0;
   int failure_restarts_left = 0;
   long restart_count = 0;  ///< IDAReInit calls in this run
-  long windows_opened = 0;  ///< singular windows opened after convergence failures
+  long windows_opened = 0;  ///< singular windows opened (after accepted steps or failures)
   long steps_before = 0, rejected_before = 0;  ///< IDA counters of the memory before IDAReInit
   bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
 
@@ -574,7 +574,8 @@ void SundialsIda::reinit_from(double t) {
 bool SundialsIda::restart_after_failure(int flag) {
   Impl& s = *impl_;
   // Only convergence / error-test failures, only with progress since the last restart (at
-  // least one accepted step), and at most kMaxFailureRestarts per run.
+  // least one accepted step) or a singular window just opened, and at most
+  // kMaxFailureRestarts per run.
   if (flag != IDA_CONV_FAIL && flag != IDA_ERR_FAIL) return false;
   if (s.failure_restarts_left <= 0) return false;
   double tn = s.t0;

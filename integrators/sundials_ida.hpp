@@ -90,7 +90,8 @@ class SundialsIda final : public Integrator {
   /// IDAReInit restarts in this run (decoupled initial states, failures at a kink, singular
   /// windows opening and closing).
   long restarts() const;
-  /// Singular windows opened in this run (DaeSystem::open_singular_window after a failure).
+  /// Singular windows opened in this run (DaeSystem::update_singular_window after an accepted
+  /// step, open_singular_window after a failure).
   long singular_windows() const;
 
   /// Implementation (SUNDIALS memory, workspace, callbacks); opaque outside the .cpp.
