@@ -1134,15 +1134,6 @@ struct QuaternionInitial {
   const SpecField* first_rate = nullptr;   // the first e0..e3 given in `initial_velocity:`
 };
 
-int suffix_index(const std::string& suffix, std::initializer_list<const char*> names) {
-  int k = 0;
-  for (const char* n : names) {
-    if (suffix == n) return k;
-    ++k;
-  }
-  return -1;
-}
-
 }  // namespace
 
 void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0) {
@@ -1179,9 +1170,9 @@ void model_file_initial_state(const ModelFileSpec& spec, const Model& model, Vec
       };
       std::string suffix;
       if (QuaternionInitial* qi = quaternion_of(name, suffix)) {
-        const int angle = positions ? suffix_index(suffix, {"yaw", "pitch", "roll"}) : -1;
-        const int omega = positions ? -1 : suffix_index(suffix, {"wx", "wy", "wz"});
-        const bool is_e = suffix_index(suffix, {"e0", "e1", "e2", "e3"}) >= 0;
+        const int angle = positions ? name_suffix_index(suffix, {"yaw", "pitch", "roll"}) : -1;
+        const int omega = positions ? -1 : name_suffix_index(suffix, {"wx", "wy", "wz"});
+        const bool is_e = name_suffix_index(suffix, {"e0", "e1", "e2", "e3"}) >= 0;
         if (angle >= 0) {
           qi->angles[angle] = evaluate();
           if (!qi->first_angle) qi->first_angle = &field;
@@ -1232,10 +1223,13 @@ void model_file_initial_state(const ModelFileSpec& spec, const Model& model, Vec
                        "' either as Euler-parameter rates (" + prefix + "e0..e3) or as the body-frame "
                        "angular velocity (" + prefix + "wx, wy, wz), got both (" + prefix + "e… at line " +
                        std::to_string(qi.first_rate->line) + ")");
+    const std::optional<double> none[3];
     if (qi.first_angle) {
-      // R = Rz(yaw) Ry(pitch) Rx(roll), as a `spatial` body with `angles: zyx` would have it.
-      const auto eq = elements::quaternion_from_zyx(qi.angles[0], qi.angles[1], qi.angles[2]);
-      for (int i = 0; i < 4; ++i) q0(e + i) = eq[static_cast<size_t>(i)];
+      // R = Rz(yaw) Ry(pitch) Rx(roll), as a `spatial` body with `angles: zyx` would have it
+      // (angles not given are 0).
+      q0(e) = 1.0;
+      const std::optional<double> angles[3] = {qi.angles[0], qi.angles[1], qi.angles[2]};
+      set_quaternion_body_state(b, angles, none, q0, v0, false);
     } else if (!qi.first_e) {
       q0(e) = 1.0;  // no orientation given: the identity
     } else {
@@ -1252,13 +1246,42 @@ void model_file_initial_state(const ModelFileSpec& spec, const Model& model, Vec
       }
     }
     if (qi.first_omega) {
-      // ė = ½ L(e)ᵀ ω_b: the rates with body angular velocity 2 L ė = ω_b (L Lᵀ = I) and eᵀė = 0.
-      const double ev[4] = {q0(e), q0(e + 1), q0(e + 2), q0(e + 3)};
-      double rate[4];
-      elements::quaternion_body_rate_transpose(ev, Vec3<double>{qi.omega[0], qi.omega[1], qi.omega[2]}, rate);
-      for (int i = 0; i < 4; ++i) v0(e + i) = 0.5 * rate[i];
+      // Components not given are 0: every one is passed.
+      const std::optional<double> omega[3] = {qi.omega[0], qi.omega[1], qi.omega[2]};
+      set_quaternion_body_state(b, none, omega, q0, v0, false);
     }
   }
+}
+
+int name_suffix_index(const std::string& suffix, std::initializer_list<const char*> names) {
+  int k = 0;
+  for (const char* n : names) {
+    if (suffix == n) return k;
+    ++k;
+  }
+  return -1;
+}
+
+void set_quaternion_body_state(const Body& body, const std::optional<double> (&angles)[3],
+                               const std::optional<double> (&omega)[3], VecRef q, VecRef v,
+                               bool keep_body_rate) {
+  const int e = body.first + 3;
+  // The body angular velocity before any change: a new orientation keeps it.
+  const Vec3<double> w0 = body.body_angular_velocity(q.data(), v.data());
+  const bool new_orientation = angles[0] || angles[1] || angles[2];
+  if (new_orientation) {
+    const Vec3<double> a0 = elements::zyx_angles_from_rotation(body.orientation(q.data()));
+    const auto eq = elements::quaternion_from_zyx(angles[0].value_or(a0.x), angles[1].value_or(a0.y),
+                                                  angles[2].value_or(a0.z));
+    for (int i = 0; i < 4; ++i) q(e + i) = eq[static_cast<size_t>(i)];
+  }
+  if (!(omega[0] || omega[1] || omega[2]) && !(new_orientation && keep_body_rate)) return;
+  // ė = ½ L(e)ᵀ ω_b: the rates with body angular velocity 2 L ė = ω_b (L Lᵀ = I) and eᵀė = 0.
+  const Vec3<double> w{omega[0].value_or(w0.x), omega[1].value_or(w0.y), omega[2].value_or(w0.z)};
+  const double ev[4] = {q(e), q(e + 1), q(e + 2), q(e + 3)};
+  double rate[4];
+  elements::quaternion_body_rate_transpose(ev, w, rate);
+  for (int i = 0; i < 4; ++i) v(e + i) = 0.5 * rate[i];
 }
 
 BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {

@@ -2,7 +2,9 @@
 // fields and checks (docs/model-files.md), and the catalogue entry that lets run files use a file.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,17 @@ analysis::LossModel model_file_losses(const ModelFileSpec& spec, const elements:
 /// `initial_velocity:` `<body>.wx/.wy/.wz` (body-frame ω_b, converted to ė = ½ L(e)ᵀ ω_b) instead
 /// of ė; a given e must have |e| = 1 within 1e-6 (InputError naming file, line, body and |e|).
 void model_file_initial_state(const ModelFileSpec& spec, const Model& model, VecRef q0, VecRef v0);
+
+/// A quaternion body's orientation from zyx angles (yaw, pitch, roll: R = Rz Ry Rx) and its rate
+/// from the body-frame angular velocity (ė = ½ L(e)ᵀ ω_b). Angles or components not given keep
+/// those of (q, v); with keep_body_rate a new orientation keeps the body angular velocity (run
+/// files), else the rates ė as they are (model files). Shared by model files' `initial:` /
+/// `initial_velocity:` and run files' `initial.q` / `initial.v`.
+void set_quaternion_body_state(const elements::Body& body, const std::optional<double> (&angles)[3],
+                               const std::optional<double> (&omega)[3], VecRef q, VecRef v,
+                               bool keep_body_rate);
+/// Position of `suffix` in `names` (−1: not there): "pitch" in {yaw, pitch, roll} is 1.
+int name_suffix_index(const std::string& suffix, std::initializer_list<const char*> names);
 
 /// The declared outputs of the model file (spec.outputs) followed by a run file's
 /// (`run_entries`, messages naming `run_source`), one namespace: every type's fields and checks

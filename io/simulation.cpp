@@ -139,48 +139,17 @@ struct QuaternionOverride {
   std::optional<double> angle[3], omega[3];
   bool e_given = false;  ///< an e0..e3 coordinate was set too
   bool any_angle() const { return angle[0] || angle[1] || angle[2]; }
-  bool any_omega() const { return omega[0] || omega[1] || omega[2]; }
 };
 
-int suffix_position(const std::string& suffix, std::initializer_list<const char*> names) {
-  int k = 0;
-  for (const char* n : names) {
-    if (suffix == n) return k;
-    ++k;
-  }
-  return -1;
-}
-
-void apply_quaternion_overrides(const RunConfig& cfg, std::vector<QuaternionOverride>& bodies, VecRef q,
+void apply_quaternion_overrides(const RunConfig& cfg, const std::vector<QuaternionOverride>& bodies, VecRef q,
                                 VecRef v) {
-  for (auto& o : bodies) {
+  for (const auto& o : bodies) {
     const elements::Body& b = *o.body;
-    const int e = b.first + 3;
-    if (o.any_angle()) {
-      if (o.e_given)
-        throw InputError(cfg.source + ": initial.q." + b.name + ".yaw/pitch/roll: expected the orientation of "
-                         "quaternion body '" + b.name + "' either as Euler parameters (" + b.name +
-                         ".e0..e3) or as zyx angles (" + b.name + ".yaw, .pitch, .roll), got both");
-      // Angles not given: those of the orientation being overridden (the model file's).
-      const elements::Vec3<double> current = elements::zyx_angles_from_rotation(b.orientation(q.data()));
-      const double yaw = o.angle[0].value_or(current.x), pitch = o.angle[1].value_or(current.y),
-                   roll = o.angle[2].value_or(current.z);
-      const auto eq = elements::quaternion_from_zyx(yaw, pitch, roll);
-      // The rate keeps its body angular velocity on the new orientation.
-      const elements::Vec3<double> w = b.body_angular_velocity(q.data(), v.data());
-      for (int i = 0; i < 4; ++i) q(e + i) = eq[static_cast<size_t>(i)];
-      if (!o.any_omega()) o.omega[0] = w.x, o.omega[1] = w.y, o.omega[2] = w.z;
-    }
-    if (o.any_omega()) {
-      const elements::Vec3<double> current = b.body_angular_velocity(q.data(), v.data());
-      const elements::Vec3<double> w{o.omega[0].value_or(current.x), o.omega[1].value_or(current.y),
-                           o.omega[2].value_or(current.z)};
-      // ė = ½ L(e)ᵀ ω_b (as the model files' initial_velocity).
-      const double ev[4] = {q(e), q(e + 1), q(e + 2), q(e + 3)};
-      double rate[4];
-      elements::quaternion_body_rate_transpose(ev, w, rate);
-      for (int i = 0; i < 4; ++i) v(e + i) = 0.5 * rate[i];
-    }
+    if (o.any_angle() && o.e_given)
+      throw InputError(cfg.source + ": initial.q." + b.name + ".yaw/pitch/roll: expected the orientation of "
+                       "quaternion body '" + b.name + "' either as Euler parameters (" + b.name +
+                       ".e0..e3) or as zyx angles (" + b.name + ".yaw, .pitch, .roll), got both");
+    set_quaternion_body_state(b, o.angle, o.omega, q, v, true);
   }
 }
 
@@ -199,8 +168,8 @@ void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q,
       if (name.size() <= body.size() + 1 || name.compare(0, body.size(), body) != 0 || name[body.size()] != '.')
         continue;
       const std::string suffix = name.substr(body.size() + 1);
-      which = positions ? suffix_position(suffix, {"yaw", "pitch", "roll"}) : suffix_position(suffix, {"wx", "wy", "wz"});
-      if (positions && suffix_position(suffix, {"e0", "e1", "e2", "e3"}) >= 0) o.e_given = true;
+      which = positions ? name_suffix_index(suffix, {"yaw", "pitch", "roll"}) : name_suffix_index(suffix, {"wx", "wy", "wz"});
+      if (positions && name_suffix_index(suffix, {"e0", "e1", "e2", "e3"}) >= 0) o.e_given = true;
       return which >= 0 ? &o : nullptr;
     }
     return nullptr;
