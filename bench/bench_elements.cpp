@@ -15,7 +15,7 @@
 #include "elements/revolute.hpp"
 #include "core/kkt.hpp"
 #include "integrators/integrator.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "models/registry.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include "analysis/linear_analysis.hpp"
 #include "analysis/linear_model.hpp"
 #include "analysis/modes.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "io/hdf5_writer.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace {
 

@@ -15,6 +15,10 @@ foreach(mod IN LISTS GMBD_MODULES)
   list(TRANSFORM mod_headers PREPEND ${PROJECT_SOURCE_DIR}/)
   install(FILES ${mod_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/${mod})
 endforeach()
+# Forwarding headers at the include paths of the previous release (io/simulation.hpp, …), for one
+# release: the source tree's io/ holds formats only (docs/architecture.md, "Moved headers").
+file(GLOB compat_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/compat/io/*.hpp)
+install(FILES ${compat_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/io)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/generated/gmbd/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gaussmbd/gmbd)
 # The CLI library's one public header (apps/gmbd/commands.hpp stays internal).

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "fuzz/fuzz_input.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "io/model_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

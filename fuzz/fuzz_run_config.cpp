@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "fuzz/fuzz_input.hpp"
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input = gmbd::fuzz::as_text(data, size);

@@ -91,7 +91,7 @@ using io_detail::suggestion;
 //   unary   := ('+' | '-') unary | power
 //   power   := primary (('^' | '**') unary)?          (right-associative: 2^3^2 = 2^9)
 //   primary := number | name | function '(' expr (',' expr)* ')' | '(' expr ')'
-// so -2^2 = -4 and 2^-1 = 0.5, as in the run-file evaluator (io/run_config.cpp).
+// so -2^2 = -4 and 2^-1 = 0.5, as in the run-file evaluator (simulation/run_config.cpp).
 // ============================================================================================
 struct Function {
   std::string_view name;

@@ -17,7 +17,7 @@
 
 #include "core/errors.hpp"
 #include "integrators/integrator.hpp"
-#include "io/output_grid.hpp"
+#include "simulation/output_grid.hpp"
 
 namespace gmbd {
 namespace {

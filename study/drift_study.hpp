@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "io/simulation.hpp"
+#include "simulation/run_driver.hpp"
 #include "study/initial_conditions.hpp"
 
 namespace gmbd {

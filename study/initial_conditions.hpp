@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 
 namespace gmbd {
 

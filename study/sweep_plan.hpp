@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "io/run_config.hpp"
-#include "io/sweep_file.hpp"
+#include "simulation/run_config.hpp"
+#include "study/sweep_file.hpp"
 
 namespace gmbd {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/sweep_file.hpp"
+#include "study/sweep_file.hpp"
 #include "io/sweep_results.hpp"
 
 namespace gmbd {

@@ -24,7 +24,7 @@
 #include "core/errors.hpp"
 #include "gmbd/version.hpp"
 #include "io/motion_cache.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_driver.hpp"
 #include "study/sweep_report.hpp"
 
 #ifdef GMBD_HAVE_MPI

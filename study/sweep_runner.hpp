@@ -72,7 +72,7 @@ SweepRunOutcome execute_sweep_run(const SweepPlan& plan, long run, const std::st
 /// (dynamic scheduling), writing each outcome as it arrives. An existing file of the same plan
 /// is resumed; one of a changed plan is laid out anew with the finished runs whose key is
 /// unchanged taken over (SweepResume says what). Stops early, keeping every finished run, when
-/// stop_requested() (io/simulation.hpp) becomes true. Throws InputError for a plan whose first
+/// stop_requested() (simulation/run_driver.hpp) becomes true. Throws InputError for a plan whose first
 /// run cannot be prepared (bad parameter, input, …) and std::runtime_error when the results
 /// cannot be written (e.g. disk full: the message says that every run written before is kept
 /// and the same command resumes).

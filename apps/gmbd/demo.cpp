@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "apps/gmbd/commands.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace gmbd::cli {
 namespace fs = std::filesystem;

@@ -17,11 +17,11 @@
 #include "io/staged_file.hpp"
 #include "io/text_checks.hpp"
 #include "core/errors.hpp"
-#include "io/linear_results.hpp"
+#include "simulation/linear_results.hpp"
 #include "io/matlab_writer.hpp"
-#include "io/model_builder.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "builder/model_builder.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "apps/gmbd/commands.hpp"
-#include "io/simulation.hpp"
-#include "io/sweep_file.hpp"
+#include "simulation/run_driver.hpp"
+#include "study/sweep_file.hpp"
 #include "study/sweep_plan.hpp"
 #include "study/sweep_report.hpp"
 #include "study/sweep_runner.hpp"

@@ -20,7 +20,7 @@ The same equations as the C++ model, written as a NumPy user would:
   * floor input (io/motion_formats.cpp, io/motion.cpp, core/signal.hpp): the USGS SMC record read
     by fixed-width columns, cm/s² × 0.01, scaled so that its peak sample is exactly
     peak_g × 9.80665 m/s², linearly interpolated between samples at t = k·dt, zero outside;
-  * outputs (RisGplc::derived_outputs, io/simulation.cpp): evaluated at every output time
+  * outputs (RisGplc::derived_outputs, simulation/run_driver.cpp): evaluated at every output time
     (0.01 s) on the step state; peaks are max |value| over the output rows (first time).
 
 Needs NumPy: this file runs with Debian's /usr/bin/python3 (apt-get install python3-numpy); a
@@ -370,7 +370,7 @@ def main():
     data = np.array(rows)
     for j, (name, unit) in enumerate(OUTPUT_NAMES):
         col = np.abs(data[:, 1 + j])
-        k = int(np.argmax(col))  # first maximum, as io/simulation.cpp (strict >)
+        k = int(np.argmax(col))  # first maximum, as simulation/run_driver.cpp (strict >)
         print(f"    {name:<26} {col[k]:.15g} {unit:<8} at t = {data[k, 0]:.4g} s")
     if args.csv:
         header = "time," + ",".join(name for name, _ in OUTPUT_NAMES)

@@ -17,7 +17,7 @@
 #include "core/signal.hpp"
 #include "models/registry.hpp"
 #include "constraints/dsc.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace {
 std::atomic<bool> g_armed{false};

@@ -10,7 +10,7 @@
 #include <numbers>
 
 #include "analysis/linear_analysis.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace gmbd {
 namespace {

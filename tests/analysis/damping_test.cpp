@@ -13,7 +13,7 @@
 #include "analysis/frequency_response.hpp"
 #include "analysis/linear_model.hpp"
 #include "core/errors.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "support/temp_dir.hpp"
 
 namespace gmbd {

@@ -8,7 +8,7 @@
 #include <numbers>
 
 #include "analysis/linear_analysis.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "support/output_trace.hpp"
 
 namespace gmbd {

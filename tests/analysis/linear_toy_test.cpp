@@ -10,7 +10,7 @@
 #include "analysis/frequency_response.hpp"
 #include "analysis/linear_model.hpp"
 #include "analysis/modes.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace gmbd {
 namespace {

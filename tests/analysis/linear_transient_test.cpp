@@ -9,8 +9,8 @@
 
 #include "analysis/linear_analysis.hpp"
 #include "elements/assembly.hpp"
-#include "io/model_builder.hpp"
-#include "io/simulation.hpp"
+#include "builder/model_builder.hpp"
+#include "simulation/run_driver.hpp"
 #include "support/output_trace.hpp"
 
 namespace gmbd {

@@ -13,7 +13,7 @@
 #include "analysis/equilibrium.hpp"
 #include "analysis/frequency_response.hpp"
 #include "analysis/linear_analysis.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "models/mirror.hpp"
 #include "models/mirror_linear.hpp"
 #include "support/mirror_test_support.hpp"

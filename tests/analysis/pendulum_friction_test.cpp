@@ -12,7 +12,7 @@
 
 #include "analysis/frequency_response.hpp"
 #include "analysis/linear_analysis.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "support/output_trace.hpp"
 
 namespace gmbd {

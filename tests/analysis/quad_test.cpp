@@ -12,7 +12,7 @@
 
 #include "analysis/damping.hpp"
 #include "analysis/linear_analysis.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace gmbd {
 namespace {

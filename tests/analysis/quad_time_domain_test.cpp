@@ -11,9 +11,9 @@
 
 #include "analysis/linear_analysis.hpp"
 #include "elements/float_condensation.hpp"
-#include "io/model_builder.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "builder/model_builder.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "support/model_text.hpp"
 #include "support/temp_dir.hpp"
 

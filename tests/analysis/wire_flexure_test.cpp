@@ -13,7 +13,7 @@
 #include "analysis/damping.hpp"
 #include "analysis/linear_analysis.hpp"
 #include "core/errors.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "support/model_text.hpp"
 #include "support/temp_dir.hpp"
 

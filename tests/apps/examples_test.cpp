@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 #include "support/cli_runner.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include "constraints/dsc.hpp"
 #include "constraints/stabilized_dynamics.hpp"
 #include "core/errors.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "io/model_file.hpp"
 
 namespace gmbd {

@@ -10,9 +10,9 @@
 
 #include "analysis/linear_model.hpp"
 #include "core/errors.hpp"
-#include "io/model_builder.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "builder/model_builder.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "support/temp_dir.hpp"
 
 namespace gmbd {

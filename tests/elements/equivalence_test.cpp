@@ -7,7 +7,7 @@
 #include <random>
 
 #include "core/kkt.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "models/nlink_pendulum.hpp"
 #include "models/slider_crank.hpp"
 #include "models/two_blocks.hpp"

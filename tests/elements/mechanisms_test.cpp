@@ -7,7 +7,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "support/derivative_checks.hpp"
 #include "support/output_trace.hpp"
 

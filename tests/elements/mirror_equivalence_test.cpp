@@ -6,7 +6,7 @@
 #include <random>
 
 #include "core/kkt.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "models/mirror.hpp"
 #include "models/registry.hpp"
 #include "support/derivative_checks.hpp"

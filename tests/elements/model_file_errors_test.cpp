@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace gmbd {
 namespace {

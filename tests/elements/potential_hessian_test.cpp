@@ -2,7 +2,7 @@
 // central second differences of the energy, and against −∂f/∂q at rest for conservative models.
 #include <gtest/gtest.h>
 
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 namespace gmbd {
 namespace {

@@ -15,10 +15,10 @@
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
 #include "elements/body.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "io/model_file.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "support/derivative_checks.hpp"
 #include "support/output_trace.hpp"
 

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "core/kkt.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "models/registry.hpp"
 #include "models/ris_gplc.hpp"
 #include "support/derivative_checks.hpp"

@@ -8,7 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "io/model_file.hpp"
 #include "models/registry.hpp"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace gmbd {
 namespace {

@@ -14,8 +14,8 @@
 #include "constraints/dae_formulation.hpp"
 #include "constraints/stabilized_dynamics.hpp"
 #include "integrators/sundials_ida.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace gmbd {
 namespace {

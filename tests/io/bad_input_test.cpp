@@ -19,8 +19,8 @@
 #include "core/name_text.hpp"
 #include "io/model_file.hpp"
 #include "io/motion.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "io/text_checks.hpp"
 #include "io/yaml_document.hpp"
 

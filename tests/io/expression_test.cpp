@@ -1,4 +1,4 @@
-// Tests of the arithmetic-expression evaluator used by run files (io/run_config.hpp):
+// Tests of the arithmetic-expression evaluator used by run files (simulation/run_config.hpp):
 // operators, precedence, constants, functions, and error positions.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "core/errors.hpp"
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 
 namespace gmbd {
 namespace {

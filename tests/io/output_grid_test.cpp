@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/output_grid.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/output_grid.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace {
 using gmbd::InputError;

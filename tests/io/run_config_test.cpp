@@ -1,4 +1,4 @@
-// Tests of run-file parsing (io/run_config.hpp): the documented example, defaults, every
+// Tests of run-file parsing (simulation/run_config.hpp): the documented example, defaults, every
 // override form, and every error with its field, expected and actual value and line number.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -10,7 +10,7 @@
 #include <numbers>
 
 #include "core/errors.hpp"
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 #include "support/temp_dir.hpp"
 
 namespace gmbd {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "support/temp_dir.hpp"
 
 namespace gmbd {

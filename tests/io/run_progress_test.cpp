@@ -16,8 +16,8 @@
 
 #include "core/constraint_rank.hpp"
 #include "core/errors.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace gmbd {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "core/errors.hpp"
 #include "io/motion.hpp"
-#include "io/simulation.hpp"
-#include "io/sweep_file.hpp"
+#include "simulation/run_driver.hpp"
+#include "study/sweep_file.hpp"
 #include "io/sweep_results.hpp"
 #include "study/initial_conditions.hpp"
 #include "study/sweep_plan.hpp"

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/types.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace gmbd::test {
 

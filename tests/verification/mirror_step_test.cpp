@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "integrators/integrator.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "models/mirror.hpp"
 #include "models/mirror_linear.hpp"
 #include "support/output_trace.hpp"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 
 namespace gmbd {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "constraints/stabilized_dynamics.hpp"
 #include "integrators/integrator.hpp"
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "models/pendulum_exact.hpp"
 #include "support/output_trace.hpp"
 #include "verification/sundials_slider_crank_model.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "io/run_config.hpp"
-#include "io/simulation.hpp"
+#include "simulation/run_config.hpp"
+#include "simulation/run_driver.hpp"
 #include "models/pendulum_exact.hpp"
 #include "support/output_trace.hpp"
 

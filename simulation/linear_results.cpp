@@ -1,6 +1,6 @@
 // Writes a linear analysis to HDF5 (groups operating_point, reduction, state_space,
 // second_order, modes, transfer_functions; docs/results-format.md) and fills the MATLAB export.
-#include "io/linear_results.hpp"
+#include "simulation/linear_results.hpp"
 
 #include <hdf5.h>
 

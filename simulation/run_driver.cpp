@@ -1,6 +1,6 @@
 // Run driver implementation: initial-state checks, the output loop, early-stop handling and
 // streaming to HDF5/CSV with the metadata a result file must carry.
-#include "io/simulation.hpp"
+#include "simulation/run_driver.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -25,10 +25,10 @@
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/motion_cache.hpp"
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 #include "io/motion.hpp"
 #include "io/motion_inspect.hpp"
-#include "io/output_grid.hpp"
+#include "simulation/output_grid.hpp"
 #include "io/staged_file.hpp"
 
 namespace gmbd {
@@ -493,6 +493,17 @@ void install_stop_signal_handlers() {
 }
 
 bool stop_requested() { return g_stop_requested.load(); }
+
+BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
+  ModelRequest request;
+  request.source = config.source;
+  request.model = config.model;
+  request.parameters = config.parameters;
+  request.model_file = config.model_file;
+  request.model_changes = config.model_changes;
+  request.outputs = config.outputs;
+  return build_requested_model(request, inputs);
+}
 
 PreparedRun prepare_run(const RunConfig& config) {
   PreparedRun run;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/losses.hpp"
+#include "core/parameters.hpp"
 #include "core/signal.hpp"
 #include "elements/assembly.hpp"
 #include "io/model_file.hpp"
@@ -73,11 +74,22 @@ elements::DeclaredOutputs read_declared_outputs(const ModelFileSpec& spec, const
                                                 const std::string& run_source,
                                                 const elements::AssembledModel& model);
 
-struct RunConfig;
+/// What a job asks of the builder: a catalogue model with parameter values, or a model file
+/// with parameter changes, plus declared outputs added to the file's (a run file's `model:` and
+/// `outputs:` sections; simulation/run_config.hpp fills it). `source` names the asking file in
+/// messages.
+struct ModelRequest {
+  std::string source;
+  std::string model;                         ///< catalogue name (empty when model_file is set)
+  ParameterValues parameters;                ///< catalogue parameters, as given
+  std::string model_file;                    ///< resolved path of the model file
+  std::vector<ParameterChange> model_changes;
+  std::vector<SpecEntry> outputs;
+};
 
-/// The model of a run: the catalogue model (build_model) or, for `model: {file: …}`, the
-/// assembled model of the file with the run's parameter changes, its initial state from the
-/// file (to be projected) and the spec for metadata. `context` prefixes catalogue errors.
-BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs);
+/// The model a request names: the catalogue model (build_model) or, for a model file, the
+/// assembled model with the request's parameter changes, its initial state from the file (to
+/// be projected) and the spec for metadata. Inputs the model does not take are refused.
+BuiltModel build_requested_model(const ModelRequest& request, const ModelInputs& inputs);
 
 }  // namespace gmbd

@@ -1,6 +1,6 @@
 // OutputGrid: output row times and fixed-step step counts computed from integers, with the
 // checks (finite span, bounded row count, whole numbers of steps) that make every row reachable.
-#include "io/output_grid.hpp"
+#include "simulation/output_grid.hpp"
 
 #include <charconv>
 #include <cmath>

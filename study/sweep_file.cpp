@@ -1,6 +1,6 @@
 // Reading sweep files: YAML sections checked key by key, every error naming the file, line and
 // field with the expected and actual value; record globs expanded and relative paths resolved.
-#include "io/sweep_file.hpp"
+#include "study/sweep_file.hpp"
 
 #include <glob.h>
 #include <yaml-cpp/yaml.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 #include "io/yaml_document.hpp"
 
 namespace gmbd {

@@ -1,6 +1,6 @@
 // Model files → AssembledModel: reads each body, point and element entry with SpecReader,
 // checks it, binds its points and creates the element (field reference: docs/model-files.md).
-#include "io/model_builder.hpp"
+#include "builder/model_builder.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -15,7 +15,6 @@
 
 #include "core/errors.hpp"
 #include "io/expression_signal.hpp"
-#include "io/run_config.hpp"
 #include "elements/body_torque.hpp"
 #include "elements/joint_damper.hpp"
 #include "elements/coincident.hpp"
@@ -1284,7 +1283,7 @@ void set_quaternion_body_state(const Body& body, const std::optional<double> (&a
   for (int i = 0; i < 4; ++i) v(e + i) = 0.5 * rate[i];
 }
 
-BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
+BuiltModel build_requested_model(const ModelRequest& config, const ModelInputs& inputs) {
   if (config.model_file.empty()) {
     if (!config.outputs.empty())
       throw InputError(config.source + ": outputs: declared outputs need a model file (model: {file: …}); the "

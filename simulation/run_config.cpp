@@ -1,6 +1,6 @@
 // Parsing and validation of YAML run files, "--set key=value" overrides and the small
 // arithmetic-expression evaluator used for number fields; every error names file, line and field.
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 
 #include <yaml-cpp/yaml.h>
 

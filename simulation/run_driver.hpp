@@ -9,7 +9,7 @@
 
 #include "constraints/stabilized_dynamics.hpp"
 #include "integrators/integrator.hpp"
-#include "io/run_config.hpp"
+#include "simulation/run_config.hpp"
 #include "models/registry.hpp"
 
 namespace gmbd {
@@ -31,6 +31,10 @@ struct PreparedRun {
   /// is warned about.
   double input_sample_interval = 0.0;
 };
+
+/// The model of a run: the builder's model for the run file's `model:` and `outputs:` sections
+/// (build_requested_model).
+BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs);
 
 /// Builds the model, applies initial-state overrides and checks consistency (projecting it
 /// when config.initial.project). Throws InputError naming the field, expected and actual value.
