@@ -153,60 +153,6 @@ void apply_quaternion_overrides(const RunConfig& cfg, const std::vector<Quaterni
   }
 }
 
-void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q, VecRef v) {
-  std::vector<QuaternionOverride> quaternions;
-  if (const auto* assembled = dynamic_cast<const elements::AssembledModel*>(&model))
-    for (const auto& b : assembled->bodies())
-      if (b.kind == elements::BodyKind::kQuaternion) {
-        quaternions.emplace_back();
-        quaternions.back().body = &b;
-      }
-  // The quaternion-body angle (positions) or rate (velocities) a name stands for, if any.
-  const auto quaternion_field = [&](const std::string& name, bool positions, int& which) -> QuaternionOverride* {
-    for (auto& o : quaternions) {
-      const std::string& body = o.body->name;
-      if (name.size() <= body.size() + 1 || name.compare(0, body.size(), body) != 0 || name[body.size()] != '.')
-        continue;
-      const std::string suffix = name.substr(body.size() + 1);
-      which = positions ? name_suffix_index(suffix, {"yaw", "pitch", "roll"}) : name_suffix_index(suffix, {"wx", "wy", "wz"});
-      if (positions && name_suffix_index(suffix, {"e0", "e1", "e2", "e3"}) >= 0) o.e_given = true;
-      return which >= 0 ? &o : nullptr;
-    }
-    return nullptr;
-  };
-  const auto apply = [&](const std::vector<std::pair<std::string, double>>& values, VecRef x,
-                         const char* field) {
-    const bool positions = std::string(field) == "q";
-    for (const auto& [name, value] : values) {
-      if (!std::isfinite(value)) {
-        std::ostringstream msg;
-        msg << cfg.source << ": initial." << field << "." << name
-            << ": expected a finite number, got " << value;
-        throw InputError(msg.str());
-      }
-      int which = -1;
-      if (QuaternionOverride* o = quaternion_field(name, positions, which)) {
-        (positions ? o->angle : o->omega)[which] = value;
-        continue;
-      }
-      int index = 0;
-      try {
-        index = model.coordinate_index(name);
-      } catch (const InputError& e) {
-        std::string also;
-        for (const auto& o : quaternions)
-          also += "; for quaternion body '" + o.body->name + "' also " + o.body->name +
-                  (positions ? ".yaw, .pitch, .roll" : ".wx, .wy, .wz");
-        throw InputError(cfg.source + ": initial." + field + "." + name + ": " + e.what() + also);
-      }
-      x(index) = value;
-    }
-  };
-  apply(cfg.initial.q, q, "q");
-  apply(cfg.initial.v, v, "v");
-  apply_quaternion_overrides(cfg, quaternions, q, v);
-}
-
 // Shortest text that reads back as exactly x (std::to_chars: "0.001", "1e+08", "100000001").
 std::string shortest(double x) {
   char text[32];
@@ -439,6 +385,60 @@ std::string singular_position_note_at_failure(Integrator& integrator, const Prep
 
 }  // namespace
 
+void apply_initial_overrides(const RunConfig& cfg, const Model& model, VecRef q, VecRef v) {
+  std::vector<QuaternionOverride> quaternions;
+  if (const auto* assembled = dynamic_cast<const elements::AssembledModel*>(&model))
+    for (const auto& b : assembled->bodies())
+      if (b.kind == elements::BodyKind::kQuaternion) {
+        quaternions.emplace_back();
+        quaternions.back().body = &b;
+      }
+  // The quaternion-body angle (positions) or rate (velocities) a name stands for, if any.
+  const auto quaternion_field = [&](const std::string& name, bool positions, int& which) -> QuaternionOverride* {
+    for (auto& o : quaternions) {
+      const std::string& body = o.body->name;
+      if (name.size() <= body.size() + 1 || name.compare(0, body.size(), body) != 0 || name[body.size()] != '.')
+        continue;
+      const std::string suffix = name.substr(body.size() + 1);
+      which = positions ? name_suffix_index(suffix, {"yaw", "pitch", "roll"}) : name_suffix_index(suffix, {"wx", "wy", "wz"});
+      if (positions && name_suffix_index(suffix, {"e0", "e1", "e2", "e3"}) >= 0) o.e_given = true;
+      return which >= 0 ? &o : nullptr;
+    }
+    return nullptr;
+  };
+  const auto apply = [&](const std::vector<std::pair<std::string, double>>& values, VecRef x,
+                         const char* field) {
+    const bool positions = std::string(field) == "q";
+    for (const auto& [name, value] : values) {
+      if (!std::isfinite(value)) {
+        std::ostringstream msg;
+        msg << cfg.source << ": initial." << field << "." << name
+            << ": expected a finite number, got " << value;
+        throw InputError(msg.str());
+      }
+      int which = -1;
+      if (QuaternionOverride* o = quaternion_field(name, positions, which)) {
+        (positions ? o->angle : o->omega)[which] = value;
+        continue;
+      }
+      int index = 0;
+      try {
+        index = model.coordinate_index(name);
+      } catch (const InputError& e) {
+        std::string also;
+        for (const auto& o : quaternions)
+          also += "; for quaternion body '" + o.body->name + "' also " + o.body->name +
+                  (positions ? ".yaw, .pitch, .roll" : ".wx, .wy, .wz");
+        throw InputError(cfg.source + ": initial." + field + "." + name + ": " + e.what() + also);
+      }
+      x(index) = value;
+    }
+  };
+  apply(cfg.initial.q, q, "q");
+  apply(cfg.initial.v, v, "v");
+  apply_quaternion_overrides(cfg, quaternions, q, v);
+}
+
 double RunProgress::fraction() const {
   const double span = end - start;
   if (!(span > 0.0)) return 1.0;
@@ -505,6 +505,54 @@ BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
   return build_requested_model(request, inputs);
 }
 
+StabilizationOptions stabilization_options(const StabilizationConfig& cfg) {
+  StabilizationOptions options = StabilizationOptions::from_name(cfg.method);
+  options.gains = {cfg.alpha, cfg.beta, cfg.gamma};
+  options.dsc_options.tolerance = cfg.dsc_tolerance;
+  options.dsc_options.max_iterations = cfg.dsc_max_iterations;
+  options.dsc_options.dependent_only = cfg.dsc_mode == "dependent";
+  options.dsc_options.use_explicit = cfg.dsc_explicit;
+  options.kkt.verify_structure = cfg.verify_structure;
+  options.dsc_options.mass_weighted = cfg.dsc_metric == "mass";
+  options.kkt.singular_tolerance = cfg.singular_tolerance;
+  options.dsc_options.singular_tolerance = cfg.singular_tolerance;
+  return options;
+}
+
+InitialState initial_state_of_run(const RunConfig& config, const Model& model, Vec q, Vec v,
+                                  bool model_projects, const DscOptions& dsc_options) {
+  InitialState state;
+  apply_initial_overrides(config, model, q, v);
+  if (!q.allFinite() || !v.allFinite()) {
+    throw InputError(config.source + ": the initial state has non-finite entries");
+  }
+  const double t0 = config.time.start;
+  const auto [rp, rv] = constraint_residuals(model, t0, q, v);
+  state.residual = std::max(rp, rv);
+  if (state.residual > config.initial.tolerance) {
+    double worst = 0.0;
+    const std::string where = worst_constraint(model, t0, q, v, &worst);
+    if (!config.initial.project && !model_projects) {
+      std::ostringstream msg;
+      msg << config.source << ": initial state is inconsistent: " << where << " is " << worst
+          << " (expected |residual| ≤ initial.tolerance = " << config.initial.tolerance
+          << "); set initial.project: true (or --set initial.project=true) to project it onto "
+             "the constraints";
+      throw InputError(msg.str());
+    }
+    DscOptions projection = dsc_options;
+    projection.use_explicit = true;
+    DscProjector projector(model, projection);
+    const double size = projector.correct(t0, q, v);
+    spdlog::info("projected the initial state onto the constraints: {} was {:.3e}, correction {:.3e}",
+                 where, worst, size);
+    state.projected = true;
+  }
+  state.q = std::move(q);
+  state.v = std::move(v);
+  return state;
+}
+
 PreparedRun prepare_run(const RunConfig& config) {
   PreparedRun run;
   run.config = config;
@@ -519,47 +567,16 @@ PreparedRun prepare_run(const RunConfig& config) {
   }
   run.built = build_run_model(config, inputs);
   const Model& model = *run.built.model;
-  run.stabilization = StabilizationOptions::from_name(config.stabilization.method);
-  run.stabilization.gains = {config.stabilization.alpha, config.stabilization.beta,
-                             config.stabilization.gamma};
-  run.stabilization.dsc_options.tolerance = config.stabilization.dsc_tolerance;
-  run.stabilization.dsc_options.max_iterations = config.stabilization.dsc_max_iterations;
-  run.stabilization.dsc_options.dependent_only = config.stabilization.dsc_mode == "dependent";
-  run.stabilization.dsc_options.use_explicit = config.stabilization.dsc_explicit;
-  run.stabilization.kkt.verify_structure = config.stabilization.verify_structure;
-  run.stabilization.dsc_options.mass_weighted = config.stabilization.dsc_metric == "mass";
-  run.stabilization.kkt.singular_tolerance = config.stabilization.singular_tolerance;
-  run.stabilization.dsc_options.singular_tolerance = config.stabilization.singular_tolerance;
+  run.stabilization = stabilization_options(config.stabilization);
 
   const int nq = model.nq();
-  Vec q = run.built.q0, v = run.built.v0;
-  apply_initial_overrides(config, model, q, v);
-  if (!q.allFinite() || !v.allFinite()) {
-    throw InputError(config.source + ": the initial state has non-finite entries");
-  }
-
-  const double t0 = config.time.start;
-  const auto [rp, rv] = constraint_residuals(model, t0, q, v);
-  run.initial_residual = std::max(rp, rv);
-  if (run.initial_residual > config.initial.tolerance) {
-    double worst = 0.0;
-    const std::string where = worst_constraint(model, t0, q, v, &worst);
-    if (!config.initial.project && !run.built.project_initial_state) {
-      std::ostringstream msg;
-      msg << config.source << ": initial state is inconsistent: " << where << " is " << worst
-          << " (expected |residual| ≤ initial.tolerance = " << config.initial.tolerance
-          << "); set initial.project: true (or --set initial.project=true) to project it onto "
-             "the constraints";
-      throw InputError(msg.str());
-    }
-    DscOptions projection = run.stabilization.dsc_options;
-    projection.use_explicit = true;
-    DscProjector projector(model, projection);
-    const double size = projector.correct(t0, q, v);
-    spdlog::info("projected the initial state onto the constraints: {} was {:.3e}, correction {:.3e}",
-                 where, worst, size);
-    run.projected = true;
-  }
+  const InitialState initial = initial_state_of_run(config, model, run.built.q0, run.built.v0,
+                                                    run.built.project_initial_state,
+                                                    run.stabilization.dsc_options);
+  run.initial_residual = initial.residual;
+  run.projected = initial.projected;
+  const Vec& q = initial.q;
+  const Vec& v = initial.v;
   refuse_outputs_over_inputs(config);
   const bool adaptive = check_integrator_settings(config);
   make_output_grid(config, adaptive);

@@ -36,6 +36,31 @@ struct PreparedRun {
 /// (build_requested_model).
 BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs);
 
+/// The engine's stabilisation options for a run file's `stabilization:` section.
+StabilizationOptions stabilization_options(const StabilizationConfig& config);
+
+/// A run's initial state on a model, consistent with its constraints.
+struct InitialState {
+  Vec q, v;
+  double residual = 0.0;   ///< max constraint residual of the state as given
+  bool projected = false;  ///< it was projected onto the constraints
+};
+
+/// Applies a run file's `initial.q` and `initial.v` to (q, v): coordinate names, and for quaternion
+/// bodies yaw/pitch/roll (zyx angles, or e0..e3) and wx/wy/wz (body rates). Throws InputError
+/// for an unknown name (with "did you mean"), a non-finite value or both forms for one body.
+void apply_initial_overrides(const RunConfig& config, const Model& model, VecRef q, VecRef v);
+
+/// The initial state of a run on `model`: the model's own (q, v) with the run file's `initial.q`
+/// and `initial.v` applied (coordinate names; yaw/pitch/roll and wx/wy/wz of quaternion bodies),
+/// checked against `initial.tolerance` at time.start and projected onto the constraints (DSC with
+/// `dsc_options`, closed-form correction allowed) when it is off them and projection is allowed:
+/// `initial.project`, or `model_projects` (a model file's initial state). Otherwise throws
+/// InputError naming the worst constraint, the expected and the actual residual. Shared by
+/// prepare_run and the linear job, so that both start from the same state.
+InitialState initial_state_of_run(const RunConfig& config, const Model& model, Vec q, Vec v,
+                                  bool model_projects, const DscOptions& dsc_options);
+
 /// Builds the model, applies initial-state overrides and checks consistency (projecting it
 /// when config.initial.project). Throws InputError naming the field, expected and actual value.
 PreparedRun prepare_run(const RunConfig& config);

@@ -1,5 +1,5 @@
-// gmbd linearize: reads a model file (or a run file naming one, with its `linear:` section),
-// runs the library's linear analysis and prints the mode table and where the files are.
+// gmbd linearize: parses the options over a linear job (simulation/linear_job: a model file, or a
+// run file with its `linear:` section), runs it and prints the mode table and where the files are.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,19 +9,12 @@
 #include <iostream>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 #include "analysis/frequency_limits.hpp"
 #include "analysis/linear_analysis.hpp"
 #include "apps/gmbd/commands.hpp"
-#include "io/staged_file.hpp"
-#include "io/text_checks.hpp"
 #include "core/errors.hpp"
-#include "simulation/linear_results.hpp"
-#include "io/matlab_writer.hpp"
-#include "builder/model_builder.hpp"
-#include "simulation/run_config.hpp"
-#include "simulation/run_driver.hpp"
+#include "io/staged_file.hpp"
+#include "simulation/linear_job.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -29,33 +22,8 @@ namespace gmbd::cli {
 namespace fs = std::filesystem;
 namespace {
 
-/// A model file has `bodies:`; a run file has `model:`.
-bool is_run_file(const std::string& path) {
-  // The same text checks as the run- and model-file readers, before yaml-cpp sees the text.
-  const std::string text = read_config_text(path, "input file");
-  check_config_text(text, path, "model or run file");
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML (" + e.msg + ")");
-  }
-  if (!root.IsMap())
-    throw InputError(path + ": expected a model file (sections bodies, elements, …) or a run file (model: {file: …})");
-  return root["model"].IsDefined() && !root["bodies"].IsDefined();
-}
-
-/// Which wire flexure terms a stage builds (docs/suspensions.md §5): 0A and 0B none, 1A torsion,
-/// 1B + bending strain, 2 (the default) + its tension work.
-int max_flexure_stage(const std::string& stage) {
-  if (stage == "0A" || stage == "0B") return 0;
-  if (stage == "1A") return 1;
-  if (stage == "1B") return 2;
-  return 3;
-}
-
 /// "FROM:TO:N" (Hz).
-void parse_frequencies(const std::string& text, analysis::LinearAnalysisRequest& request) {
+void parse_frequencies(const std::string& text, LinearConfig& request) {
   const auto a = text.find(':');
   const auto b = text.find(':', a == std::string::npos ? a : a + 1);
   const std::string expected = "--freq: expected FROM:TO:N (Hz, N points), got '" + text + "'";
@@ -102,10 +70,6 @@ void print_energies(const analysis::LinearAnalysis& r) {
                              r.modal.modes[k].frequency_hz, top_shares(e.kinetic, 3), top_shares(e.strain, 3),
                              top_shares(e.dissipative, 3));
   }
-}
-
-std::string stem_path(const std::string& file, const std::string& suffix) {
-  return fs::path(file).stem().string() + suffix;
 }
 
 std::string fmt_q(double q) {
@@ -184,96 +148,39 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
   }
 }
 
-}  // namespace
-
-namespace {
-
-int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, const analysis::LinearAnalysis& result,
-                     const elements::AssembledModel& model, const std::string& model_path,
-                     const analysis::LossModel& losses);
-
-/// --at t=T: run the run file to T (its integrator, stabilisation, inputs), then linearise
-/// about the state reached (velocity terms included; docs/linear-analysis.md §3).
-int linearize_transient(const LinearizeArgs& args, const LinearConfig& linear,
-                        const analysis::LinearAnalysisRequest& request) {
-  if (!is_run_file(args.file))
-    throw InputError("--at " + linear.at + ": linearising at a state of a transient needs a run file "
-                     "(integrator, inputs, initial state), got the model file " + args.file);
-  RunConfig config = load_run_config(args.file, args.overrides);
-  const double T = evaluate_expression(linear.at.substr(2));
-  if (!std::isfinite(T) || T < config.time.start)
-    throw InputError("--at " + linear.at + ": expected a time ≥ the run's start " + std::to_string(config.time.start) + " s");
-  if (config.model_file.empty())
-    throw InputError(args.file + ": model '" + config.model +
-                     "' is a hand-written catalogue model without exact tangents; linear analysis needs a model file");
-  config.time.end = T;
-  const PreparedRun run = prepare_run(config);
-  const auto* model = dynamic_cast<const elements::AssembledModel*>(run.built.model.get());
-  if (model == nullptr)
-    throw InputError(args.file + ": the run's model condenses floats (massless blade tips) at every step; "
-                     "a model with floats is linearised at its equilibrium (--at equilibrium), not at a moving state");
-  analysis::OperatingPoint point;
-  bool have = false;
-  const RunSummary summary = integrate(run, [&](const OutputSample& s) {
-    point.t = s.time;
-    point.q = s.q;
-    point.v = s.v;
-    point.z = s.z;
-    point.lambda = s.lambda.head(model->n_holonomic());
-    point.transient = true;
-    have = true;
-  });
-  if (!summary.completed || !have)
-    throw NumericalError(summary.end_time, "linearize: the run to t = " + std::to_string(T) +
-                                               " s did not complete: " + summary.failure);
-  spdlog::info("linearising at t = {} s (the last output of the run)", point.t);
-  analysis::LinearAnalysisRequest with_losses = request;
-  // Loss functions describe small oscillations about a static equilibrium (docs/suspensions.md
-  // §3): at a moving state the linear model is lossless. Say so rather than drop them quietly.
-  if (run.built.file && !run.built.file->losses.empty()) {
-    if (!request.noise_outputs.empty())
-      throw InputError("--noise: thermal noise needs the loss functions, which apply at a static equilibrium, "
-                       "not at the moving state --at " + linear.at);
-    spdlog::warn("the model's loss functions (losses:) are not applied at a moving state: the linear model at {} "
-                 "is lossless", linear.at);
-  }
-  if (!linear.stage.empty())
-    spdlog::warn("--stage {} is not applied at a moving state: the run's model has every wire term it declares",
-                 linear.stage);
-  const auto result = analysis::linear_analysis_at(*model, point, with_losses);
-  return report_and_write(args, linear, result, *model, config.model_file, with_losses.losses);
-}
-
-}  // namespace
-
-int linearize_command(const LinearizeArgs& args) {
-  analysis::LinearAnalysisRequest request;
-  LinearConfig linear;
-  std::string model_path;
-  std::vector<ParameterChange> changes;
-  std::vector<std::pair<std::string, double>> initial_q;
-  std::vector<std::pair<std::string, std::string>> inputs = {{"the input file", args.file}};
-  if (is_run_file(args.file)) {
-    const RunConfig config = load_run_config(args.file, args.overrides);
-    inputs = run_input_files(config);
-    if (config.model_file.empty())
-      throw InputError(args.file + ": model '" + config.model +
-                       "' is a hand-written catalogue model without exact tangents; linear analysis needs "
-                       "a model file (model: {file: …}), e.g. examples/models/mirror_voltage.yaml");
-    model_path = config.model_file;
-    changes = config.model_changes;
-    linear = config.linear;
-    initial_q = config.initial.q;
-  } else {
-    model_path = args.file;
-    for (const auto& s : args.overrides) {
-      const auto eq = s.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw InputError("--set '" + s + "': expected NAME=VALUE (a model-file parameter)");
-      changes.push_back({s.substr(0, eq), ParameterChange::Kind::kValue, s.substr(eq + 1), "--set"});
+/// The mode table, the files written and the plots of a finished linear job.
+int report_and_write(const LinearizeArgs& args, const LinearJob& job, const LinearJobResult& result) {
+  const auto& linear = job.linear;
+  print_result(result.analysis, *result.model, job.model_path, linear, result.losses);
+  if (args.print_energy) print_energies(result.analysis);
+  write_linear_job_files(job, result, args.command_line.empty() ? "gmbd linearize " + args.file : args.command_line);
+  const std::string h5 = linear_hdf5_path(job);
+  std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
+  if (!linear.matlab.empty()) std::cout << "  matlab            " << fs::absolute(linear.matlab).string() << "\n";
+  if (!linear.mat.empty()) std::cout << "  mat               " << fs::absolute(linear.mat).string() << "\n";
+  if (args.plot) {
+    const analysis::LinearAnalysis& r = result.analysis;
+    fs::path png = args.plot_path.empty() ? fs::path(h5).replace_extension(".png") : fs::path(args.plot_path);
+    fs::path modes = png, noise = png, quality = png;
+    modes.replace_filename(png.stem().string() + "_modes.png");
+    noise.replace_filename(png.stem().string() + "_noise.png");
+    quality.replace_filename(png.stem().string() + "_q.png");
+    std::vector<std::string> script_args = {h5, png.string(), "--modes", modes.string()};
+    // Only when the file has the groups: the script refuses a figure it has no data for.
+    if (!r.noise_outputs.empty()) script_args.insert(script_args.end(), {"--noise", noise.string()});
+    if (!r.quality.empty()) script_args.insert(script_args.end(), {"--quality", quality.string()});
+    if (run_plot_script("plot_linear.py", script_args)) {
+      std::cout << "  bode plot         " << fs::absolute(png).string() << "\n";
+      std::cout << "  mode shapes       " << fs::absolute(modes).string() << "\n";
+      if (!r.noise_outputs.empty()) std::cout << "  noise plot        " << fs::absolute(noise).string() << "\n";
+      if (!r.quality.empty()) std::cout << "  Q plot            " << fs::absolute(quality).string() << "\n";
     }
   }
-  // Command-line options override the run file's linear: section.
+  return kOk;
+}
+
+/// Command-line options override the run file's linear: section.
+void apply_options(const LinearizeArgs& args, LinearConfig& linear) {
   if (!args.at.empty()) linear.at = args.at;
   if (!args.inputs.empty()) linear.inputs = args.inputs;
   if (!args.outputs.empty()) linear.outputs = args.outputs;
@@ -288,94 +195,26 @@ int linearize_command(const LinearizeArgs& args) {
   if (!args.noise.empty()) linear.noise = args.noise;
   if (args.temperature > 0.0) linear.temperature = args.temperature;
   if (args.viscous_at > 0.0) linear.viscous_at = args.viscous_at;
-  const bool transient = linear.at.rfind("t=", 0) == 0;
-  if (linear.at != "equilibrium" && linear.at != "initial" && !transient)
-    throw UsageError("--at: expected equilibrium, initial or t=T (s), got '" + linear.at + "'");
-  request.solve_equilibrium = linear.at == "equilibrium";
-  request.linear.inputs = linear.inputs;
-  request.linear.outputs = linear.outputs;
-  request.modes.balancing = analysis::parse_balancing(linear.balancing);
-  request.modes.disable_damping = linear.disable_damping;
-  request.f_from = linear.f_from;
-  request.f_to = linear.f_to;
-  request.f_count = linear.f_count;
-  request.energy_include = linear.energy_modes;
-  request.energy_exclude = linear.energy_exclude;
-  if (!args.freq.empty()) parse_frequencies(args.freq, request);
-  request.dilution = linear.stage != "0A";
-  request.viscous_at_hz = linear.viscous_at;
-  request.noise_outputs = linear.noise;
-  request.temperature = linear.temperature;
-  // Before any time is spent: no output may overwrite an input or another output, and a plot
-  // needs its folder.
-  const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
-  refuse_same_files({{"the HDF5 output (-o)", h5}, {"--matlab", linear.matlab}, {"--mat", linear.mat},
-                     {"--plot-file", args.plot ? args.plot_path : std::string()}},
-                    [&] {
-                      auto all = inputs;
-                      all.emplace_back("the model file", model_path);
-                      return all;
-                    }());
-  if (args.plot) check_output_directory(args.plot_path.empty() ? h5 : args.plot_path, "--plot-file");
-  keep_stdout_for_data({linear.matlab});
-
-  if (transient) return linearize_transient(args, linear, request);
-  const ModelFileSpec spec = load_model_file(model_path, changes);
-  const auto model = build_model_for_linear_analysis(spec, max_flexure_stage(linear.stage));
-  request.losses = model_file_losses(spec, *model);
-  Vec q0 = Vec::Zero(model->nq()), v0 = Vec::Zero(model->nq());
-  model_file_initial_state(spec, *model, q0, v0);
-  for (const auto& [name, value] : initial_q) q0(model->coordinate_index(name)) = value;  // run file's initial.q
-  const auto result = analysis::run_linear_analysis(*model, q0, Vec::Zero(model->nz()), request);
-  return report_and_write(args, linear, result, *model, model_path, request.losses);
-}
-
-namespace {
-
-int report_and_write(const LinearizeArgs& args, const LinearConfig& linear, const analysis::LinearAnalysis& result,
-                     const elements::AssembledModel& model_ref, const std::string& model_path,
-                     const analysis::LossModel& losses) {
-  const auto* model = &model_ref;
-  print_result(result, *model, model_path, linear, losses);
-  if (args.print_energy) print_energies(result);
-
-  const std::string h5 = linear.hdf5.empty() ? stem_path(args.file, "_linear.h5") : linear.hdf5;
-  LinearFileMetadata meta;
-  meta.model_file = model_path;
-  meta.model_file_text = read_text(model_path);
-  meta.command = args.command_line.empty() ? "gmbd linearize " + args.file : args.command_line;
-  meta.stage = linear.stage.empty() ? "2" : linear.stage;
-  for (const auto& [tag, fn] : losses.functions()) meta.loss_functions.push_back(tag + ": " + fn.text);
-  write_linear_hdf5(h5, *model, result, meta);
-  std::cout << "  results           " << fs::absolute(h5).string() << " (HDF5)\n";
-  const std::string description = "GaussMBD linear model of " + model_path + " at its " + result.operating_point;
-  if (!linear.matlab.empty()) {
-    write_matlab_script(linear.matlab, matlab_export(result, description));
-    std::cout << "  matlab            " << fs::absolute(linear.matlab).string() << "\n";
-  }
-  if (!linear.mat.empty()) {
-    write_matlab_mat(linear.mat, matlab_export(result, description));
-    std::cout << "  mat               " << fs::absolute(linear.mat).string() << "\n";
-  }
-  if (args.plot) {
-    fs::path png = args.plot_path.empty() ? fs::path(h5).replace_extension(".png") : fs::path(args.plot_path);
-    fs::path modes = png, noise = png, quality = png;
-    modes.replace_filename(png.stem().string() + "_modes.png");
-    noise.replace_filename(png.stem().string() + "_noise.png");
-    quality.replace_filename(png.stem().string() + "_q.png");
-    std::vector<std::string> script_args = {h5, png.string(), "--modes", modes.string()};
-    // Only when the file has the groups: the script refuses a figure it has no data for.
-    if (!result.noise_outputs.empty()) script_args.insert(script_args.end(), {"--noise", noise.string()});
-    if (!result.quality.empty()) script_args.insert(script_args.end(), {"--quality", quality.string()});
-    if (run_plot_script("plot_linear.py", script_args)) {
-      std::cout << "  bode plot         " << fs::absolute(png).string() << "\n";
-      std::cout << "  mode shapes       " << fs::absolute(modes).string() << "\n";
-      if (!result.noise_outputs.empty()) std::cout << "  noise plot        " << fs::absolute(noise).string() << "\n";
-      if (!result.quality.empty()) std::cout << "  Q plot            " << fs::absolute(quality).string() << "\n";
-    }
-  }
-  return kOk;
+  if (!args.freq.empty()) parse_frequencies(args.freq, linear);
 }
 
 }  // namespace
+
+int linearize_command(const LinearizeArgs& args) {
+  if (!args.at.empty() && args.at != "equilibrium" && args.at != "initial" && args.at.rfind("t=", 0) != 0)
+    throw UsageError("--at: expected equilibrium, initial or t=T (s), got '" + args.at + "'");
+  LinearJob job = load_linear_job(args.file, args.overrides);
+  apply_options(args, job.linear);
+  // Before any time is spent: no output may overwrite an input or another output, and a plot
+  // needs its folder.
+  const std::string h5 = linear_hdf5_path(job);
+  refuse_same_files({{"the HDF5 output (-o)", h5}, {"--matlab", job.linear.matlab}, {"--mat", job.linear.mat},
+                     {"--plot-file", args.plot ? args.plot_path : std::string()}},
+                    job.input_files);
+  if (args.plot) check_output_directory(args.plot_path.empty() ? h5 : args.plot_path, "--plot-file");
+  keep_stdout_for_data({job.linear.matlab});
+  const LinearJobResult result = run_linear_job(job);
+  return report_and_write(args, job, result);
+}
+
 }  // namespace gmbd::cli
