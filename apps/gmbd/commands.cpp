@@ -30,6 +30,7 @@
 #include "io/staged_file.hpp"
 #include "models/registry.hpp"
 #include "study/drift_study.hpp"
+#include "study/drift_tables.hpp"
 #include "study/initial_conditions.hpp"
 
 namespace gmbd::cli {
@@ -283,42 +284,6 @@ int run_command(const RunArgs& args) {
 // ---- drift study (gmbd drift): integrators × stabilisations × time steps × initial conditions ----
 namespace {
 
-// The drift tables, written under "<name>.partial" (io/staged_file.hpp) and renamed when the
-// study ends or is interrupted: an earlier table of the same name survives a crash.
-struct DriftOutputs {
-  std::optional<StagedFile> csv_file, per_ic_file;
-  std::ofstream csv, per_ic;
-  /// Throws when a table could not be written (a full disk): the staging files then stay and
-  /// earlier tables of the names are kept.
-  void check_written() const {
-    const auto check = [](const std::ofstream& out, const std::optional<StagedFile>& file) {
-      if (file && !out.good()) {
-        throw std::runtime_error("drift table '" + file->path() + "': writing failed (" + std::strerror(errno) +
-                                 "); the rows written so far are in '" + file->staging_path() +
-                                 "' and an earlier table of that name is unchanged");
-      }
-    };
-    check(csv, csv_file);
-    if (per_ic.is_open()) check(per_ic, per_ic_file);
-  }
-  void commit() {
-    csv.flush();
-    if (per_ic.is_open()) per_ic.flush();
-    check_written();
-    csv.close();
-    if (per_ic.is_open()) per_ic.close();
-    check_written();  // a failed close sets failbit
-    if (csv_file) csv_file->commit();
-    if (per_ic_file) per_ic_file->commit();
-  }
-};
-
-std::string csv_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 // A table value that may be undefined (NaN) or unlimited (+inf, an adaptive method's largest
 // step without --dt): "-" then.
 std::string format_short(double x) {
@@ -326,42 +291,7 @@ std::string format_short(double x) {
   return fmt::format("{:.3g}", x);
 }
 
-// One row of the per-run table.
-void write_per_run_row(const DriftRun& r, DriftOutputs& out) {
-  if (!out.per_ic.is_open()) return;
-  const RunSummary& s = r.summary;
-  out.per_ic << fmt::format("{},{},{:.17g},{:.17g},{}", r.cell->method, r.cell->stabilization, r.cell->dt,
-                            r.cell->tolerance, r.initial_condition);
-  if (r.drawn != nullptr) {
-    for (const auto& v : r.drawn->values) out.per_ic << "," << (v.find(',') == std::string::npos ? v : csv_quote(v));
-  }
-  out.per_ic << fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{:.6f},{:.17g},{},{}\n",
-                            s.initial_energy, s.max_position_residual, s.max_velocity_residual,
-                            s.max_energy_error, s.max_correction, r.reference.error, r.reference.compared_rows,
-                            s.steps, s.rhs_evaluations,
-                            s.wall_seconds, s.end_time, s.completed ? "ok" : s.interrupted ? "interrupted" : "failed",
-                            csv_quote(s.failure));
-}
-
-void write_drift_headers(const DriftArgs& args, const std::vector<VariedValue>& varied, DriftOutputs& out) {
-  // A regular file: the plot script reads the table back (a stream would leave it waiting).
-  out.csv_file.emplace(args.csv, "drift table", false);
-  out.csv.open(out.csv_file->staging_path());
-  if (!out.csv) throw InputError("cannot write drift table '" + args.csv + "'");
-  out.csv << "integrator,stabilization,dt,tolerance,max_position_residual,max_velocity_residual,"
-             "max_energy_error,max_correction,error,compared_rows,order,steps,rhs_evaluations,wall_seconds,status,"
-             "initial_conditions,failed,total_wall_seconds,first_failure\n";
-  if (args.per_ic_csv.empty()) return;
-  out.per_ic_file.emplace(args.per_ic_csv, "per-run drift table", false);
-  out.per_ic.open(out.per_ic_file->staging_path());
-  if (!out.per_ic) throw InputError("cannot write per-initial-condition table '" + args.per_ic_csv + "'");
-  out.per_ic << "integrator,stabilization,dt,tolerance,initial_condition";
-  for (const auto& vv : varied) out.per_ic << "," << vv.key;
-  out.per_ic << ",initial_energy,max_position_residual,max_velocity_residual,max_energy_error,"
-                "max_correction,error,compared_rows,steps,rhs_evaluations,wall_seconds,end_time,status,failure\n";
-}
-
-void report_drift_cell(const DriftCell& c, bool compares, DriftOutputs& out) {
+void report_drift_cell(const DriftCell& c, bool compares, DriftTables& tables) {
   const std::string& method = c.method;
   const std::string& stab = c.stabilization;
   const double dt = c.dt;
@@ -378,13 +308,7 @@ void report_drift_cell(const DriftCell& c, bool compares, DriftOutputs& out) {
                              std::isfinite(c.order) ? fmt::format("{:.2f}", c.order) : std::string("-"));
   }
   std::cout << fmt::format("{:>9.0f} {:>9.3f}  {}\n", c.steps / n, c.wall / n, status);
-  out.csv << fmt::format("{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.6f},{},{},{},{:.6f},{}\n",
-                         method, stab, dt, c.tolerance, m.g, m.gv, m.energy, m.correction, m.error, compared, c.order,
-                         c.steps / n, c.rhs / n, c.wall / n, c.failed == 0 ? "ok" : "failed", c.runs, c.failed, c.wall,
-                         csv_quote(c.first_failure));
-  out.csv.flush();  // each finished cell is on disk (in the staging file) at once
-  if (out.per_ic.is_open()) out.per_ic.flush();
-  out.check_written();
+  tables.add_cell(c);
   if (c.failed > 0) {
     spdlog::warn("{} {} dt={}{}: {}/{} runs failed; {}", method, stab, dt,
                  std::isnan(c.tolerance) ? std::string() : fmt::format(" tol={}", c.tolerance), c.failed, c.runs,
@@ -450,8 +374,7 @@ int drift_command(const DriftArgs& args) {
   spec.reference = args.reference;
   spec.compare = args.compare;
   const DriftStudy study(spec);
-  DriftOutputs out;
-  write_drift_headers(args, study.varied(), out);
+  DriftTables tables(args.csv, args.per_ic_csv, study.varied());
   if (!study.drawn().empty()) {
     std::string names;
     for (const auto& vv : study.varied()) names += (names.empty() ? "" : ", ") + vv.key;
@@ -475,17 +398,17 @@ int drift_command(const DriftArgs& args) {
   std::cout << fmt::format("{:>9} {:>9}  {}\n", "steps", "wall [s]", "status");
   const size_t cells = study.cells();
   size_t done = 0;
-  const bool interrupted = !study.run([&](const DriftRun& r) { write_per_run_row(r, out); },
+  const bool interrupted = !study.run([&](const DriftRun& r) { tables.add_run(r); },
                                       [&](const DriftCell& cell) {
-                                        report_drift_cell(cell, compares, out);
+                                        report_drift_cell(cell, compares, tables);
                                         spdlog::info("[{}/{}] {} {} dt={}{}: {} run(s), {} failed, {:.2f} s", ++done, cells,
                                                      cell.method, cell.stabilization, cell.dt,
                                                      std::isnan(cell.tolerance) ? std::string()
                                                                                 : fmt::format(" tol={}", cell.tolerance),
                                                      cell.runs, cell.failed, cell.wall);
                                       });
-  const bool per_run_table = out.per_ic.is_open();
-  out.commit();
+  const bool per_run_table = tables.has_per_run_table();
+  tables.commit();
   if (interrupted) {
     std::cout << fmt::format("interrupted: {} of {} cells finished, written to {}\n", done, cells,
                              fs::absolute(args.csv).string());
