@@ -245,6 +245,43 @@ SweepTable make_sweep_table(const SweepPlan& plan, const std::vector<std::pair<s
   return t;
 }
 
+SweepCostEstimate estimate_sweep_run_cost(const SweepPlan& plan) {
+  using clock = std::chrono::steady_clock;
+  const auto seconds_since = [](clock::time_point t0) {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  SweepCostEstimate estimate;
+  RunConfig cfg = plan.config(0);
+  estimate.span_seconds = cfg.time.end - cfg.time.start;
+  estimate.probe_seconds = std::min(estimate.span_seconds, std::max(0.5, 0.05 * estimate.span_seconds));
+  cfg.time.end = cfg.time.start + estimate.probe_seconds;
+  // First pass untimed: records into the motion cache, first-touch page faults, lazy symbol
+  // binding — costs a sweep pays once, not per run.
+  (void)integrate(prepare_run(cfg), [](const OutputSample&) {});
+  auto started = clock::now();
+  PreparedRun run = prepare_run(cfg);
+  estimate.prepare_seconds = seconds_since(started);
+  // The probe grows until its integration takes long enough (50 ms) to be timed reliably on a
+  // busy machine, or covers the span: a 2-ms probe scaled ×20 was off by 2× from noise alone.
+  double integration = 0.0;
+  RunSummary s;
+  for (;;) {
+    started = clock::now();
+    s = integrate(run, [](const OutputSample&) {});
+    integration = seconds_since(started);
+    if (integration >= 0.05 || estimate.probe_seconds >= estimate.span_seconds || !s.completed) break;
+    estimate.probe_seconds = std::min(estimate.span_seconds,
+                                      estimate.probe_seconds * std::max(2.0, 0.1 / std::max(integration, 1e-4)));
+    RunConfig longer = plan.config(0);
+    longer.time.end = longer.time.start + estimate.probe_seconds;
+    run = prepare_run(longer);
+  }
+  if (!s.completed) estimate.failure = s.failure;
+  const double scale = estimate.probe_seconds > 0.0 ? estimate.span_seconds / estimate.probe_seconds : 1.0;
+  estimate.per_run_seconds = estimate.prepare_seconds + integration * scale;
+  return estimate;
+}
+
 std::vector<std::pair<std::string, std::string>> sweep_outputs(const SweepPlan& plan) {
   // One run per distinct set of driven inputs is prepared: an input the model does not take, a
   // parameter it does not have, fail here, before anything is written.

@@ -88,6 +88,22 @@ int sweep_mpi_size();
 /// True when GaussMBD was built with MPI.
 bool sweep_mpi_available();
 
+/// What one run of a plan costs, measured on run 0 (gmbd sweep --dry-run).
+struct SweepCostEstimate {
+  double per_run_seconds = 0.0;   ///< prepare + the whole span's integration, extrapolated
+  double prepare_seconds = 0.0;   ///< reading and building (once per run)
+  double probe_seconds = 0.0;     ///< simulated time integrated to measure the step cost
+  double span_seconds = 0.0;      ///< the run's simulated time span
+  std::string failure;            ///< the probe's failure, "" when it completed
+};
+
+/// Times run 0: its preparation (model, records, initial state) once, then its integration
+/// over a probe (from 5 % of the span, at least 0.5 s, grown until it takes 50 ms of wall time
+/// or covers the span), which is extrapolated to the span after a first untimed probe has
+/// warmed caches. Per-run preparation and per-step cost are
+/// kept apart because they scale differently (docs/sweeps.md, "Cost estimate").
+SweepCostEstimate estimate_sweep_run_cost(const SweepPlan& plan);
+
 /// The outputs (name, unit) of the plan's first run: builds it without integrating.
 std::vector<std::pair<std::string, std::string>> sweep_outputs(const SweepPlan& plan);
 

@@ -92,21 +92,15 @@ void print_plan(const SweepPlan& plan, long shown) {
   if (shown > 0 && plan.size() > shown) std::cout << "  … (" << plan.size() - shown << " more)\n";
 }
 
-// Times the first run over a short span and extrapolates to the sweep.
+// The library's estimate of run 0 (preparation + extrapolated integration) over the sweep.
 void print_estimate(const SweepPlan& plan, int jobs) {
-  RunConfig cfg = plan.config(0);
-  const double span = cfg.time.end - cfg.time.start;
-  const double probe = std::min(span, std::max(0.5, 0.05 * span));
-  cfg.time.end = cfg.time.start + probe;
-  const auto started = std::chrono::steady_clock::now();
-  const RunSummary s = integrate(prepare_run(cfg), [](const OutputSample&) {});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const double per_run = probe > 0 ? seconds * span / probe : seconds;
+  const SweepCostEstimate e = estimate_sweep_run_cost(plan);
   const int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::cout << fmt::format("  estimated cost: {:.3g} s per run (run 0 timed over {:.3g} of {:.3g} simulated s{}), "
-                           "{} in all on {} threads\n",
-                           per_run, probe, span, s.completed ? "" : ", which failed: " + s.failure,
-                           duration_text(per_run * static_cast<double>(plan.size()) / threads), threads);
+  std::cout << fmt::format("  estimated cost: {:.3g} s per run ({:.3g} s to prepare, the integration timed over {:.3g} "
+                           "of {:.3g} simulated s{}), {} in all on {} threads\n",
+                           e.per_run_seconds, e.prepare_seconds, e.probe_seconds, e.span_seconds,
+                           e.failure.empty() ? "" : ", which failed: " + e.failure,
+                           duration_text(e.per_run_seconds * static_cast<double>(plan.size()) / threads), threads);
 }
 
 void print_resume(const SweepResume& r, const std::string& results) {
