@@ -1,17 +1,32 @@
 #!/usr/bin/env bash
-# Installs every build, test and plotting dependency of GaussMBD from Debian 12 packages.
+# Installs GaussMBD's dependencies from Debian 12 packages.
+#   bash scripts/install_deps.sh demo   what building gmbd and running the demo need (README's first command)
+#   bash scripts/install_deps.sh        everything: + tests, benchmarks, Octave/SciPy checks, clang fuzzing
 # Idempotent: skips apt entirely when everything is already present.
 set -euo pipefail
 
-PACKAGES=(
+# Building gmbd (the library and the CLI, with MPI for sweeps across mpirun ranks) and drawing
+# the demo's plot.
+DEMO_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libeigen3-dev libsundials-dev libhdf5-dev hdf5-tools
-  libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libyaml-cpp-dev libopenmpi-dev openmpi-bin
+  libeigen3-dev libsundials-dev libhdf5-dev
+  libspdlog-dev libfmt-dev libcli11-dev libyaml-cpp-dev libmatio-dev
+  libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-matplotlib python3-h5py
-  libmatio-dev octave python3-scipy
+)
+# The test suite and the rest: GoogleTest, Google Benchmark, h5dump, the Octave and SciPy
+# cross-checks of the linear exports, clang for the fuzz targets.
+TEST_PACKAGES=(
+  libgtest-dev libgmock-dev libbenchmark-dev hdf5-tools
+  octave python3-scipy
   clang libclang-rt-14-dev
 )
+
+case "${1:-all}" in
+  demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
+  all) PACKAGES=("${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "usage: bash scripts/install_deps.sh [demo|all]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -9,7 +9,7 @@ JOBS="${GMBD_JOBS:-$(nproc)}"
 status=0
 
 echo "=== Release build and tests ==="
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DGMBD_BUILD_TESTS=ON -DGMBD_WERROR=ON
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DGMBD_BUILD_TESTS=ON -DGMBD_BUILD_BENCH=ON -DGMBD_WERROR=ON
 cmake --build build/release -j "$JOBS"
 (cd build/release && ctest --output-on-failure -j "$JOBS") || status=1
 
