@@ -1290,7 +1290,9 @@ BuiltModel build_requested_model(const ModelRequest& config, const ModelInputs& 
                        "catalogue model '" + config.model + "' has its own outputs (gmbd models)");
     return build_model(config.model, config.parameters, config.source + ": model.parameters", inputs);
   }
-  auto spec = std::make_shared<ModelFileSpec>(load_model_file(config.model_file, config.model_changes));
+  auto spec = std::make_shared<ModelFileSpec>(
+      config.model_file_text ? parse_model_file(*config.model_file_text, config.model_file, config.model_changes)
+                             : load_model_file(config.model_file, config.model_changes));
   const std::vector<std::string> accepted = model_file_inputs(*spec);
   for (const auto& [name, signal] : inputs.signals) {
     if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) {

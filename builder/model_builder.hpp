@@ -83,6 +83,7 @@ struct ModelRequest {
   std::string model;                         ///< catalogue name (empty when model_file is set)
   ParameterValues parameters;                ///< catalogue parameters, as given
   std::string model_file;                    ///< resolved path of the model file
+  std::shared_ptr<const std::string> model_file_text;  ///< its bytes when read already (null: read it)
   std::vector<ParameterChange> model_changes;
   std::vector<SpecEntry> outputs;
 };

@@ -2,6 +2,7 @@
 // arithmetic-expression evaluator used for number fields; every error names file, line and field.
 #include "simulation/run_config.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -728,13 +729,10 @@ std::string apply_override(YAML::Node& root, const std::string& assignment) {
   return path;
 }
 
-RunConfig parse_run_config(const std::string& yaml_text, const std::string& source,
-                           const std::vector<std::string>& overrides) {
-  RunConfig config;
-  config.source = source;
-  config.overrides = overrides;
+namespace {
 
-  // Syntax.
+/// The run file's tree: syntax checked, loaded, shorthands expanded.
+YAML::Node load_run_tree(const std::string& yaml_text, const std::string& source) {
   check_config_text(yaml_text, source, "run file");
   YAML::Node root;
   try {
@@ -747,10 +745,13 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
     }
     throw InputError(where + ": malformed YAML: " + e.msg);
   }
-
-  // Overrides, applied to the tree so they are validated like the file's own values.
   expand_shorthands(root);
-  std::vector<Reader::Override> applied;
+  return root;
+}
+
+/// Overrides, applied to the tree so they are validated like the file's own values.
+void apply_overrides(YAML::Node& root, const std::string& source, const std::vector<std::string>& overrides,
+                     std::vector<Reader::Override>& applied) {
   for (const auto& assignment : overrides) {
     try {
       applied.push_back({apply_override(root, assignment), assignment});
@@ -759,6 +760,28 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
     }
   }
   expand_shorthands(root);
+}
+
+RunConfig read_run_tree(const YAML::Node& root, const std::string& source, const std::vector<std::string>& overrides,
+                        const std::vector<Reader::Override>& applied);
+
+}  // namespace
+
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& source,
+                           const std::vector<std::string>& overrides) {
+  YAML::Node root = load_run_tree(yaml_text, source);
+  std::vector<Reader::Override> applied;
+  apply_overrides(root, source, overrides, applied);
+  return read_run_tree(root, source, overrides, applied);
+}
+
+namespace {
+
+RunConfig read_run_tree(const YAML::Node& root, const std::string& source, const std::vector<std::string>& overrides,
+                        const std::vector<Reader::Override>& applied) {
+  RunConfig config;
+  config.source = source;
+  config.overrides = overrides;
   const Reader r(source, applied);
 
   if (!root.IsDefined() || root.IsNull()) {
@@ -799,6 +822,8 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& sour
   return config;
 }
 
+}  // namespace
+
 std::string resolve_run_path(const RunConfig& config, const std::string& path) {
   const std::filesystem::path p(path);
   if (path.empty() || p.is_absolute() || config.base_directory.empty()) return path;
@@ -816,6 +841,70 @@ RunConfig load_run_config_text(const std::string& text, const std::string& path,
   // The same rule for a path written in the file and one given by --set: the overrides were
   // applied to the tree before it was read, so both arrive here alike.
   config.model_file = resolve_run_path(config, config.model_file);
+  return config;
+}
+
+std::string RunSetting::text() const {
+  std::string out = key + "=";
+  if (const double* x = std::get_if<double>(&value)) return out + fmt::format("{:.17g}", *x);
+  if (const bool* b = std::get_if<bool>(&value)) return out + (*b ? "true" : "false");
+  const auto& list = std::get<std::vector<double>>(value);
+  out += "[";
+  for (size_t i = 0; i < list.size(); ++i) out += fmt::format("{}{:.17g}", i ? ", " : "", list[i]);
+  return out + "]";
+}
+
+struct RunTemplate::Tree {
+  std::string path;
+  std::vector<std::string> overrides;
+  YAML::Node root;  ///< shorthands expanded, overrides applied; never modified after construction
+  std::vector<Reader::Override> applied;
+  std::shared_ptr<const std::string> model_file_text;
+};
+
+RunTemplate::RunTemplate(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
+  auto tree = std::make_shared<Tree>();
+  tree->path = path;
+  tree->overrides = overrides;
+  tree->root = load_run_tree(text, path);
+  apply_overrides(tree->root, path, overrides, tree->applied);
+  tree_ = tree;
+  base_ = config();
+  if (!base_.model_file.empty()) {
+    tree->model_file_text = std::make_shared<const std::string>(read_config_text(base_.model_file, "model file"));
+    base_.model_file_text = tree->model_file_text;
+  }
+}
+
+RunConfig RunTemplate::config(const std::vector<RunSetting>& settings) const {
+  const Tree& t = *tree_;
+  std::vector<std::string> overrides = t.overrides;
+  std::vector<Reader::Override> applied = t.applied;
+  YAML::Node root = YAML::Clone(t.root);  // the template's tree stays as it is
+  for (const RunSetting& setting : settings) {
+    const std::string assignment = setting.text();
+    std::vector<std::string> parts = split_path(setting.key, assignment);
+    if (parts.size() == 1 && std::find(kSections.begin(), kSections.end(), parts[0]) == kSections.end())
+      parts.insert(parts.begin(), {"model", "parameters"});
+    YAML::Node value;
+    if (const double* x = std::get_if<double>(&setting.value)) value = *x;
+    else if (const bool* b = std::get_if<bool>(&setting.value)) value = *b;
+    else {
+      value = YAML::Node(YAML::NodeType::Sequence);
+      for (const double item : std::get<std::vector<double>>(setting.value)) value.push_back(item);
+    }
+    set_path(root, parts, 0, value, assignment);
+    std::string path = parts[0];
+    for (size_t k = 1; k < parts.size(); ++k) path += "." + parts[k];
+    applied.push_back({path, assignment});
+    overrides.push_back(assignment);
+  }
+  expand_shorthands(root);
+  RunConfig config = read_run_tree(root, t.path, overrides, applied);
+  config.base_directory = std::filesystem::path(t.path).parent_path().string();
+  config.model_file = resolve_run_path(config, config.model_file);
+  // The model file read once: unless a setting named another one, every run builds from it.
+  if (t.model_file_text && config.model_file == base_.model_file) config.model_file_text = t.model_file_text;
   return config;
 }
 

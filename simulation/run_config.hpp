@@ -2,9 +2,11 @@
 // integrator, stabilisation, time span, output) with "--set key=value" overrides; see docs/run-files.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/parameters.hpp"
@@ -119,6 +121,9 @@ struct RunConfig {
   /// and the parameter changes the run file and --set make to it (value, scale, increment).
   std::string model_file;
   std::vector<ParameterChange> model_changes;
+  /// The model file's bytes when they were read already (RunTemplate: a sweep's runs all build
+  /// from the bytes its keys hash); null: the builder reads model_file.
+  std::shared_ptr<const std::string> model_file_text;
   InitialConfig initial;
   IntegratorOptions integrator;
   StabilizationConfig stabilization;
@@ -131,6 +136,34 @@ struct RunConfig {
   std::string base_directory;          ///< directory of the run file (for relative paths)
   std::vector<std::string> overrides;  ///< the "key=value" overrides applied, in order
   std::string effective_yaml;  ///< the tree after overrides, re-emitted (for result metadata)
+};
+
+/// One typed change of a run file: a dotted key as `--set` takes it (a bare name is a model
+/// parameter) and a number, a list of numbers or a flag.
+struct RunSetting {
+  std::string key;
+  std::variant<double, std::vector<double>, bool> value;
+  /// "key=value" as a --set override would write it (17 significant digits: exact).
+  std::string text() const;
+};
+
+/// A run file read once — its YAML tree with the `--set` overrides applied — from which runs
+/// that differ by a few typed values are made without parsing the text again (sweeps: every
+/// run of a plan). When the run names a model file, its bytes are read once too and every
+/// config() carries them (RunConfig::model_file_text), so all runs build from the same bytes.
+class RunTemplate {
+ public:
+  RunTemplate(const std::string& text, const std::string& path, const std::vector<std::string>& overrides = {});
+  /// The run file with `settings` applied to a copy of the tree, then read and validated as
+  /// load_run_config reads a file: errors name the file, the field and the setting.
+  RunConfig config(const std::vector<RunSetting>& settings = {}) const;
+  /// The run file as given (no settings).
+  const RunConfig& base() const { return base_; }
+
+ private:
+  struct Tree;
+  std::shared_ptr<const Tree> tree_;
+  RunConfig base_;
 };
 
 /// A path a run file names (a motion file, written in the file or given by --set): relative paths

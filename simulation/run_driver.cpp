@@ -500,6 +500,7 @@ BuiltModel build_run_model(const RunConfig& config, const ModelInputs& inputs) {
   request.model = config.model;
   request.parameters = config.parameters;
   request.model_file = config.model_file;
+  request.model_file_text = config.model_file_text;
   request.model_changes = config.model_changes;
   request.outputs = config.outputs;
   return build_requested_model(request, inputs);

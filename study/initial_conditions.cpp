@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <variant>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -49,13 +50,19 @@ bool parse_range(const std::string& range, double& lo, double& hi) {
   return *end == '\0' && std::isfinite(lo) && std::isfinite(hi) && lo <= hi;
 }
 
-std::string draw_value(const VariedValue& vv, UniformStream& u) {
-  if (vv.ranged) return fmt::format("{:.17g}", vv.lo + (vv.hi - vv.lo) * u.next());
-  std::string text = vv.list ? "[" : "";
-  for (size_t i = 0; i < vv.base.size(); ++i) {
-    text += fmt::format("{}{:.17g}", i ? ", " : "", vv.base[i] * (2.0 * u.next() - 1.0));
-  }
-  return vv.list ? text + "]" : text;
+/// One draw of a varied value: a number (ranged or one scaled value) or a list (scaled list).
+std::variant<double, std::vector<double>, bool> draw_value(const VariedValue& vv, UniformStream& u) {
+  if (vv.ranged) return vv.lo + (vv.hi - vv.lo) * u.next();
+  std::vector<double> values;
+  for (const double base : vv.base) values.push_back(base * (2.0 * u.next() - 1.0));
+  if (!vv.list && values.size() == 1) return values.front();
+  return values;
+}
+
+/// The value as the override writes it (17 significant digits, a list in brackets).
+std::string value_text(const RunSetting& setting) {
+  const std::string text = setting.text();
+  return text.substr(setting.key.size() + 1);
 }
 
 }  // namespace
@@ -126,10 +133,12 @@ std::vector<DrawnInitialCondition> draw_initial_conditions(const std::vector<Var
   std::vector<DrawnInitialCondition> ics(static_cast<size_t>(std::max(n, 0)));
   for (auto& ic : ics) {
     for (const auto& vv : varied) {
-      ic.values.push_back(draw_value(vv, u));
-      ic.overrides.push_back(vv.key + "=" + ic.values.back());
+      ic.settings.push_back({vv.key, draw_value(vv, u)});
+      ic.values.push_back(value_text(ic.settings.back()));
+      ic.overrides.push_back(ic.settings.back().text());
     }
     // Scaled independent values rarely satisfy the constraints: project as initial.project does.
+    ic.settings.push_back({"initial.project", true});
     ic.overrides.emplace_back("initial.project=true");
   }
   return ics;

@@ -53,6 +53,7 @@ std::vector<VariedValue> default_varied_values(const RunConfig& base);
 struct DrawnInitialCondition {
   std::vector<std::string> overrides;
   std::vector<std::string> values;  ///< one text per varied value, as written in the override
+  std::vector<RunSetting> settings;  ///< the same changes, typed (RunTemplate::config)
 };
 
 /// n draws from one seeded stream, value after value: the same seed gives the same draws.

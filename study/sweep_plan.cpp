@@ -160,7 +160,8 @@ std::uint64_t fnv1a(const std::string& bytes, std::uint64_t h) {
 }
 
 SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
-  const RunConfig base = load_run_config_text(spec_.base_text, spec_.base, spec_.overrides);
+  template_.emplace(spec_.base_text, spec_.base, spec_.overrides);
+  const RunConfig& base = template_->base();
   for (size_t g = 0; g < spec_.records.size(); ++g) {
     const size_t before = records_.size();
     for (const auto& file : spec_.records[g].files) {
@@ -228,17 +229,20 @@ SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
     for (auto& ic : draw_initial_conditions(varied, spec_.initial_conditions.count, spec_.initial_conditions.seed)) {
       ic_overrides_.push_back(std::move(ic.overrides));
       ic_values_.push_back(std::move(ic.values));
+      ic_settings_.push_back(std::move(ic.settings));
     }
   } else {
     ic_overrides_.emplace_back();
     ic_values_.emplace_back();
+    ic_settings_.emplace_back();
   }
   // Everything every run depends on besides its own axes: the base text and overrides, and the
   // bytes of the files the base names that the sweep does not replace (a model file, inputs the
   // records do not drive).
   std::string base_identity = spec_.base_text;
   for (const auto& o : spec_.overrides) base_identity += "\n" + o;
-  if (!base.model_file.empty()) base_identity += fmt::format("\nmodel {:016x}", file_hash(base.model_file));
+  // The model file's bytes as the template read them: the bytes every run builds from.
+  if (base.model_file_text) base_identity += fmt::format("\nmodel {:016x}", fnv1a(*base.model_file_text));
   for (const auto& in : base.inputs) {
     const bool replaced = std::any_of(records_.begin(), records_.end(), [&](const SweepRecord& r) {
       return std::any_of(r.channels.begin(), r.channels.end(), [&](const SweepChannel& c) { return c.input == in.name; });
@@ -300,8 +304,18 @@ std::vector<std::string> SweepPlan::overrides(long run) const {
   return out;
 }
 
+std::vector<RunSetting> SweepPlan::settings(long run) const {
+  const SweepRunIndex ix = index(run);
+  std::vector<RunSetting> out;
+  const auto& design = designs_[static_cast<size_t>(ix.design)];
+  for (size_t k = 0; k < design.size(); ++k) out.push_back({full_run_key(parameter_names_[k]), design[k]});
+  const auto& ic = ic_settings_[static_cast<size_t>(ix.initial_condition)];
+  out.insert(out.end(), ic.begin(), ic.end());
+  return out;
+}
+
 RunConfig SweepPlan::config(long run) const {
-  RunConfig cfg = load_run_config_text(spec_.base_text, spec_.base, overrides(run));
+  RunConfig cfg = template_->config(settings(run));
   if (records_.empty()) return cfg;
   const SweepRecord& record = records_[static_cast<size_t>(index(run).record)];
   const double factor = scale(run);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,15 +78,22 @@ class SweepPlan {
   std::string describe(long run) const;
 
  private:
+  /// The run's changes of the base, as the key spells them (design values, then the drawn
+  /// initial condition) and as typed settings applied to the template.
   std::vector<std::string> overrides(long run) const;
+  std::vector<RunSetting> settings(long run) const;
 
   SweepSpec spec_;
+  /// The base run file read once (with the sweep's `set:` and --set overrides) and the bytes of
+  /// its model file — what every run is made from and what the keys hash.
+  std::optional<RunTemplate> template_;
   std::vector<SweepRecord> records_;
   std::vector<double> intensities_;
   std::vector<std::string> parameter_names_;
   std::vector<std::vector<double>> designs_;
   std::vector<std::string> varied_keys_;
   std::vector<std::vector<std::string>> ic_overrides_, ic_values_;
+  std::vector<std::vector<RunSetting>> ic_settings_;
   std::uint64_t base_hash_ = 0;
 };
 

@@ -253,7 +253,13 @@ SweepCostEstimate estimate_sweep_run_cost(const SweepPlan& plan) {
   SweepCostEstimate estimate;
   RunConfig cfg = plan.config(0);
   estimate.span_seconds = cfg.time.end - cfg.time.start;
-  estimate.probe_seconds = std::min(estimate.span_seconds, std::max(0.5, 0.05 * estimate.span_seconds));
+  // A fixed-step run must end on its step grid: probes are whole numbers of steps.
+  const double dt = cfg.integrator.dt;
+  const auto on_grid = [&](double probe) {
+    if (dt > 0.0 && probe < estimate.span_seconds) probe = std::ceil(probe / dt - 1e-9) * dt;
+    return std::min(estimate.span_seconds, probe);
+  };
+  estimate.probe_seconds = on_grid(std::max(0.5, 0.05 * estimate.span_seconds));
   cfg.time.end = cfg.time.start + estimate.probe_seconds;
   // First pass untimed: records into the motion cache, first-touch page faults, lazy symbol
   // binding — costs a sweep pays once, not per run.
@@ -270,8 +276,7 @@ SweepCostEstimate estimate_sweep_run_cost(const SweepPlan& plan) {
     s = integrate(run, [](const OutputSample&) {});
     integration = seconds_since(started);
     if (integration >= 0.05 || estimate.probe_seconds >= estimate.span_seconds || !s.completed) break;
-    estimate.probe_seconds = std::min(estimate.span_seconds,
-                                      estimate.probe_seconds * std::max(2.0, 0.1 / std::max(integration, 1e-4)));
+    estimate.probe_seconds = on_grid(estimate.probe_seconds * std::max(2.0, 0.1 / std::max(integration, 1e-4)));
     RunConfig longer = plan.config(0);
     longer.time.end = longer.time.start + estimate.probe_seconds;
     run = prepare_run(longer);

@@ -2,6 +2,8 @@
 // hypercube), statistics against closed forms, threaded runs, resumption and changed sweep files.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -128,6 +130,56 @@ TEST_F(SweepTest, KeysChangeWithWhatTheRunDependsOnAndNothingElse) {
   // The record's bytes change: its key changes.
   std::ofstream(dir_.file("RSN57_SFERN_ORR021.AT2"), std::ios::app) << "\n";
   EXPECT_NE(SweepPlan(load_sweep_file(file)).key(0), k0);
+}
+
+TEST_F(SweepTest, RunsAreMadeFromTheTemplateAsTheTextWithOverridesWouldBe) {
+  // The plan applies design values and drawn initial conditions as typed settings to the base
+  // read once; the result equals reading the base text with the same changes as --set overrides.
+  dir_.write("base.yaml", "name: base\nmodel: {type: ris_xytheta, parameters: {b0: 0.08}}\n"
+                          "initial:\n  q: {platform_x: 0.0}\n"
+                          "inputs:\n  floor_x: {file: RSN57_SFERN_ORR021.AT2, peak_g: 0.3}\n"
+                          "integrator: {method: rk4, dt: 0.005}\ntime: {start: 0, end: 1.5, output_interval: 0.05}\n");
+  const std::string file = sweep(records() + "intensity: {peak_g: [0.2]}\nparameters:\n  b0: [0.05, 0.11]\n"
+                                 "initial_conditions: {count: 2, seed: 3, vary: [platform_x=-0.01:0.01]}\n");
+  const SweepPlan plan(load_sweep_file(file));
+  ASSERT_EQ(plan.size(), 2 * 2 * 2);  // 2 records × 2 designs × 2 initial conditions
+  for (long run = 0; run < plan.size(); ++run) {
+    const RunConfig made = plan.config(run);
+    const auto& design = plan.designs()[static_cast<size_t>(plan.index(run).design)];
+    std::vector<std::string> overrides = {"model.parameters.b0=" + fmt::format("{:.17g}", design[0])};
+    const auto ic = static_cast<int>(plan.index(run).initial_condition);
+    overrides.push_back(plan.varied_keys()[0] + "=" + plan.initial_condition_values(ic)[0]);
+    overrides.push_back("initial.project=true");
+    const RunConfig text = load_run_config(dir_.file("base.yaml"), overrides);
+    EXPECT_EQ(made.parameters, text.parameters) << run;
+    EXPECT_EQ(made.initial.q, text.initial.q) << run;
+    EXPECT_TRUE(made.initial.project) << run;
+    EXPECT_EQ(made.overrides, text.overrides) << run;
+  }
+}
+
+TEST_F(SweepTest, AModelFileEditedAfterPlanningDoesNotChangeWhatRuns) {
+  // The keys hash the model file's bytes at planning; the runs build from those same bytes, so a
+  // file edited during a long sweep cannot make a stored key describe something that did not run.
+  dir_.write("osc.model.yaml", "name: osc\ndimension: 2\nparameters: {k: 100.0}\nbodies:\n  b: {type: point, mass: 1}\n"
+                               "elements:\n  spring: {type: spring_damper, a: ground, b: b, stiffness: k}\n"
+                               "initial:\n  b.x: 0.1\n");
+  dir_.write("base.yaml", "name: base\nmodel: {file: osc.model.yaml}\nintegrator: {method: rk4, dt: 0.001}\n"
+                          "time: {end: 0.1, output_interval: 0.01}\n");
+  const SweepPlan plan(load_sweep_file(sweep("parameters:\n  k: [100.0]\n")));
+  const std::string key = plan.key(0);
+  // The file on disk changes (a stiffer spring) after the plan was made.
+  dir_.write("osc.model.yaml", "name: osc\ndimension: 2\nparameters: {k: 400.0}\nbodies:\n  b: {type: point, mass: 1}\n"
+                               "elements:\n  spring: {type: spring_damper, a: ground, b: b, stiffness: 2*k}\n"
+                               "initial:\n  b.x: 0.1\n");
+  const RunConfig cfg = plan.config(0);
+  ASSERT_TRUE(cfg.model_file_text);
+  EXPECT_EQ(cfg.model_file_text->find("2*k"), std::string::npos) << "the planned bytes";
+  const PreparedRun run = prepare_run(cfg);
+  ASSERT_NE(run.built.file, nullptr);
+  EXPECT_EQ(run.built.file->text.find("2*k"), std::string::npos);
+  EXPECT_EQ(plan.key(0), key);
+  EXPECT_NE(SweepPlan(load_sweep_file(dir_.file("sweep.yaml"))).key(0), key) << "a new plan sees the edit";
 }
 
 TEST_F(SweepTest, SeededInitialConditionsAndLatinHypercube) {
