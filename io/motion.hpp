@@ -40,6 +40,9 @@ struct MotionChannel {
   std::string units_in_file;         ///< "g", "cm/s^2", "m/s^2", "mm/s^2", "mg", "in/s^2"
   double scale = 1.0;  ///< factor applied after unit conversion (scale_to_peak multiplies it)
   std::string station, event;  ///< when the header gives them, else empty
+  /// What the reader accepted but a user should know (e.g. a text trailer after the NPTS values
+  /// that was ignored), one sentence each naming the line; callers log them as warnings.
+  std::vector<std::string> notes;
 
   /// max_k |a_k| (m/s²); 0 for an empty record.
   double peak() const;

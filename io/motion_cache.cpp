@@ -2,6 +2,10 @@
 // the file's size and modification time stay; bounded in samples, emptied when full.
 #include "io/motion_cache.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -46,6 +50,25 @@ bool same_file(const Entry& e, const struct stat& st) {
 
 }  // namespace
 
+namespace {
+
+// A record's reader notes (a trailer ignored, …) as warnings, once per read from disk: a sweep
+// that reads a file once says it once.
+std::vector<MotionChannel> read_and_report(const std::string& path, const std::string& format,
+                                           const MotionReadOptions& options) {
+  std::vector<MotionChannel> channels = read_motion_file(path, format, options);
+  std::vector<std::string> said;
+  for (const auto& ch : channels)
+    for (const auto& note : ch.notes)
+      if (std::find(said.begin(), said.end(), note) == said.end()) {
+        spdlog::warn("{}", note);
+        said.push_back(note);
+      }
+  return channels;
+}
+
+}  // namespace
+
 std::vector<MotionChannel> read_motion_file_cached(const std::string& path, const std::string& format,
                                                    const MotionReadOptions& options) {
   Cache& c = cache();
@@ -56,7 +79,7 @@ std::vector<MotionChannel> read_motion_file_cached(const std::string& path, cons
     std::unique_lock<std::mutex> lock(c.mutex);
     if (!c.enabled || !have_stat) {
       lock.unlock();  // plain reads are not serialised
-      return read_motion_file(path, format, options);
+      return read_and_report(path, format, options);
     }
     if (auto it = c.entries.find(key); it != c.entries.end() && same_file(it->second, st)) {
       ++c.stats.hits;
@@ -64,7 +87,7 @@ std::vector<MotionChannel> read_motion_file_cached(const std::string& path, cons
     }
   }
   // Read outside the lock: other threads keep being served while a large file is parsed.
-  std::vector<MotionChannel> channels = read_motion_file(path, format, options);
+  std::vector<MotionChannel> channels = read_and_report(path, format, options);
   Entry e;
   e.size = st.st_size;
   e.mtime = st.st_mtim;

@@ -1310,14 +1310,34 @@ std::optional<FreeHeader> npts_dt_header(const TextFile& f, bool detecting) {
 
 // The numbers of lines [from, end) in order, blank- or comma-separated ('#' lines skipped);
 // more than `limit` values is an error (text-npts-dt: NPTS).
+// With a limit (NPTS), text lines after the last value — an "END OF DATA" marker — are a trailer:
+// ignored, and said in `notes`; a number there is an error (more values than NPTS).
 std::vector<double> read_free_values(const TextFile& f, size_t from, const std::string& what,
-                                     size_t limit) {
+                                     size_t limit, std::vector<std::string>* notes = nullptr) {
   std::vector<double> v;
   std::vector<std::string_view> fields;
   for (size_t li = from; li < f.size(); ++li) {
     if (is_comment(f.lines[li])) continue;
     split_free(f.lines[li], false, fields);
     for (const std::string_view tok : fields) {
+      if (v.size() >= limit && notes != nullptr) {
+        double ignored = 0.0;
+        if (parse_number(tok, ignored))
+          fail_field(f, li, what + ": more values than NPTS = " + std::to_string(limit), "end of data", tok);
+        for (size_t rest = li + 1; rest < f.size(); ++rest) {
+          if (is_comment(f.lines[rest])) continue;
+          std::vector<std::string_view> later;
+          split_free(f.lines[rest], false, later);
+          for (const std::string_view t : later)
+            if (parse_number(t, ignored))
+              fail_field(f, rest, what + ": more values than NPTS = " + std::to_string(limit), "end of data", t);
+        }
+        std::string line(f.lines[li]);
+        if (line.size() > 60) line = line.substr(0, 57) + "...";
+        notes->push_back(f.path + " line " + std::to_string(li + 1) + ": '" + line + "' after the NPTS = " +
+                         std::to_string(limit) + " values: read as a trailer and ignored");
+        return v;
+      }
       if (v.size() >= limit)
         fail_field(f, li, what + ": more values than NPTS = " + std::to_string(limit), "end of data", tok);
       double x = 0.0;
@@ -1377,11 +1397,13 @@ std::vector<MotionChannel> read_text_npts_dt(const TextFile& f, const MotionRead
             "DT = " + fmt_g(*h->dt) + " s");
   const Units units = free_units(f, h->units, h->units_line, o);
   const auto npts = static_cast<size_t>(n);
-  const std::vector<double> v = read_free_values(f, h->data_line, "text-npts-dt data", npts);
+  std::vector<std::string> notes;
+  const std::vector<double> v = read_free_values(f, h->data_line, "text-npts-dt data", npts, &notes);
   if (v.size() < npts)
     fail_at(f, f.size(), "text-npts-dt data truncated",
             std::to_string(npts) + " values (NPTS), read " + std::to_string(v.size()));
   MotionChannel c = free_channel(f, "text-npts-dt", *h->dt);
+  c.notes = std::move(notes);
   store_acceleration(v, units, c);
   return {std::move(c)};
 }

@@ -66,7 +66,10 @@ inline YAML::Node load_one_document(const std::string& text, const std::string& 
 /// How a node's value is shown as "got …" in messages of run, model and sweep files.
 inline std::string describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing (an empty value)";
-  if (node.IsSequence()) return "a list";
+  if (node.IsSequence()) {
+    if (node.size() == 0) return "an empty list";
+    return "a list of " + std::to_string(node.size()) + (node.size() == 1 ? " entry" : " entries");
+  }
   if (node.IsMap()) return "a mapping";
   std::string text = node.Scalar();
   if (text.size() > 60) text = text.substr(0, 57) + "...";

@@ -3,6 +3,7 @@
 #include "study/sweep_file.hpp"
 
 #include <glob.h>
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -210,6 +211,13 @@ void read_intensity(const SweepReader& r, const YAML::Node& node, SweepSpec& spe
     if (!(spec.intensities[k] > 0.0)) {
       r.fail(it->second, "intensity." + spec.intensity_kind + "[" + std::to_string(k) + "]",
              "expected a value > 0, got " + std::to_string(spec.intensities[k]));
+    }
+    // IDA curves and fragility fits read the levels in order: ascending, each once.
+    if (k > 0 && !(spec.intensities[k] > spec.intensities[k - 1])) {
+      r.fail(it->second, "intensity." + spec.intensity_kind,
+             "expected increasing intensity levels (IDA curves and fragility read them in order), got " +
+                 fmt::format("{:g} after {:g} at level {}", spec.intensities[k], spec.intensities[k - 1], k) +
+                 (it->second.IsMap() ? " (a grid runs from 'from' to 'to': give from < to)" : ""));
     }
   }
 }

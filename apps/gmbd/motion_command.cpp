@@ -13,6 +13,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <spdlog/spdlog.h>
+
 #include "apps/gmbd/commands.hpp"
 #include "io/motion.hpp"
 #include "io/motion_inspect.hpp"
@@ -132,6 +134,7 @@ int motion_command(const MotionArgs& args) {
   options.units_name = "--units";
   const std::vector<MotionChannel> channels = read_motion_file(args.file, args.format, options);
   if (channels.empty()) throw InputError(args.file + ": expected at least one acceleration channel, found none");
+  for (const auto& note : channels.front().notes) spdlog::warn("{}", note);  // a file's notes, said once
   print_report(args, channels);
   if (args.plot && plot_motion(args, channels, png))
     std::cout << "  plot              " << fs::absolute(png).string() << "\n";

@@ -52,6 +52,27 @@ TEST(MotionText, NptsDtHeaderThenValuesSeveralPerLine) {
   EXPECT_EQ(read_motion_file(p, "text-npts-dt")[0].acceleration, ch[0].acceleration);
 }
 
+// A text trailer after the NPTS values ("END OF DATA") is read as a trailer: the values are
+// kept and the reader says what it ignored; a number after it is still "more values than NPTS".
+TEST(MotionText, TextTrailerAfterTheNptsValuesIsIgnoredWithANote) {
+  const TempDir dir("gmbd_motion_text_");
+  const std::string p = dir.write("tr.txt", "NPTS= 3 DT= 0.01\n0.1 -0.2 0.3\nEND OF DATA\n\n");
+  const auto ch = read_motion_file(p);
+  ASSERT_EQ(ch.size(), 1u);
+  expect_g_values(ch[0], {0.1, -0.2, 0.3});
+  ASSERT_EQ(ch[0].notes.size(), 1u);
+  EXPECT_CONTAINS(ch[0].notes[0], "tr.txt line 3: 'END OF DATA' after the NPTS = 3 values: read as a trailer and ignored");
+  const std::string q = dir.write("tr2.txt", "NPTS= 3 DT= 0.01\n0.1 -0.2 0.3\nEND\n0.4\n");
+  try {
+    read_motion_file(q);
+    FAIL() << "a value after the trailer was accepted";
+  } catch (const InputError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "tr2.txt:4: text-npts-dt data: more values than NPTS = 3");
+  }
+  // Without a trailer: no notes.
+  EXPECT_TRUE(read_motion_file(dir.write("ok.txt", "NPTS= 2 DT= 0.01\n0.1 0.2\n"))[0].notes.empty());
+}
+
 // PEER-like headers in other orders and spellings, titles before them, the two keywords on two
 // lines, the numbers-first layout of old PEER files, commas between values, CRLF.
 TEST(MotionText, HeaderOrdersAndSpellings) {

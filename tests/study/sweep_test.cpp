@@ -91,6 +91,11 @@ TEST_F(SweepTest, SweepFileErrorsNameTheLineFieldAndValue) {
   EXPECT_HAS(error("records:\n  - files: RSN57_*.AT2\n    channels: sideways\n"), "expected each_horizontal, each, triaxial");
   EXPECT_HAS(error("base: other.yaml\n"), "duplicate key 'base'");
   EXPECT_HAS(error("records: [\n"), "not valid YAML");
+  EXPECT_HAS(error("records: []\n"), "records: expected a list of record entries, got an empty list");
+  EXPECT_HAS(error(records() + "intensity: {peak_g: {from: 1.0, to: 0.05, count: 4}}\n"),
+             "expected increasing intensity levels (IDA curves and fragility read them in order), got 0.683333 after 1");
+  EXPECT_HAS(error(records() + "intensity: {peak_g: {from: 1.0, to: 0.05, count: 4}}\n"), "give from < to");
+  EXPECT_HAS(error(records() + "intensity: {scale: [1, 2, 2]}\n"), "got 2 after 2 at level 2");
 }
 
 // ---- plans --------------------------------------------------------------------------------------
