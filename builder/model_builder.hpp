@@ -1,5 +1,5 @@
 // Model files → AssembledModel: every body, point and element type a model file may name, their
-// fields and checks (docs/model-files.md), and the catalogue entry that lets run files use a file.
+// fields and checks (docs/model-files.md), and ModelRequest: a catalogue name or a model file, built.
 #pragma once
 
 #include <initializer_list>

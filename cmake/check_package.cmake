@@ -65,7 +65,7 @@ foreach(header IN LISTS headers)
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"].*" "\\1" name "${line}")
     if(name MATCHES "^(hdf5|H5[A-Za-z]*|matio|sundials/|nvector/|sunmatrix/|sunlinsol/|sunnonlinsol/|ida/|cvode/|yaml-cpp/|CLI/)")
       string(APPEND errors "  ${header} includes the private third-party header <${name}>\n")
-    elseif(name MATCHES "^(core|elements|constraints|integrators|models|io|apps|gmbd)/"
+    elseif(name MATCHES "^(core|elements|constraints|integrators|models|analysis|io|builder|simulation|study|apps|gmbd)/"
            AND NOT EXISTS "${include_root}/${name}")
       string(APPEND errors "  ${header} includes ${name}, which is not installed\n")
     endif()

@@ -189,8 +189,6 @@ LinearJobResult run_linear_job(const LinearJob& job) {
   result.static_model = build_model_for_linear_analysis(spec, max_flexure_stage(job.linear.stage));
   const elements::AssembledModel& model = *result.static_model;
   result.model = &model;
-  request.losses = model_file_losses(spec, model);
-  result.losses = request.losses;
   Vec q0 = Vec::Zero(model.nq()), v0 = Vec::Zero(model.nq());
   model_file_initial_state(spec, model, q0, v0);
   if (job.run) {
@@ -205,17 +203,21 @@ LinearJobResult run_linear_job(const LinearJob& job) {
     } else {
       apply_initial_overrides(config, model, q0, v0);
     }
-    const std::string moving = config.initial.v.empty() ? std::string() : moving_coordinate(model, v0);
-    if (!moving.empty() && job.linear.at == "initial") {
-      spdlog::info("the initial state moves ({} has a rate): linearising at the moving state t = {} s",
-                   moving, config.time.start);
-      return linearize_transient(job, request, config.time.start);
-    }
-    if (!moving.empty())
-      spdlog::warn("{}: initial.v is not used by --at equilibrium (a static state; {} has a rate): linearise at the "
-                   "moving initial state with --at initial or at a later one with --at t=T",
-                   config.source, moving);
   }
+  // A start that moves (rates from the run file's initial.v or the model file's
+  // initial_velocity:) is not a static operating point.
+  const std::string moving = moving_coordinate(model, v0);
+  if (!moving.empty() && job.linear.at == "initial" && job.run) {
+    spdlog::info("the initial state moves ({} has a rate): linearising at the moving state t = {} s", moving,
+                 job.run->time.start);
+    return linearize_transient(job, request, job.run->time.start);
+  }
+  if (!moving.empty())
+    spdlog::warn("{}: the initial state moves ({} has a rate), but --at {} linearises a static state: the rates are "
+                 "not used (a run file linearises a moving state with --at initial or --at t=T)",
+                 job.file, moving, job.linear.at);
+  request.losses = model_file_losses(spec, model);
+  result.losses = request.losses;
   result.analysis = analysis::run_linear_analysis(model, q0, Vec::Zero(model.nz()), request);
   return result;
 }

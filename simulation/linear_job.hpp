@@ -61,12 +61,14 @@ struct LinearJobResult {
 /// Runs the job (docs/linear-analysis.md §1):
 /// - `at: equilibrium` (default): static equilibrium by Newton from the start;
 /// - `at: initial`: linearise at the start, which must be a static equilibrium; a run file whose
-///   `initial.v` is not zero is linearised at that moving initial state (as `t=<time.start>`);
+///   initial state moves (`initial.v`, or the model file's `initial_velocity:`) is linearised at
+///   that moving state (as `t=<time.start>`, lossless like every moving state);
 /// - `at: t=T`: the run file is run to T (its integrator, stabilisation and inputs) and
 ///   linearised at the state reached, velocity terms included.
 /// The start is the model file's `initial:` with a run file's `initial.q` applied (coordinate
 /// names, or yaw/pitch/roll of quaternion bodies) and projected onto the constraints when
-/// `initial.project` is true; a non-zero `initial.v` at an equilibrium is reported as unused.
+/// `initial.project` is true; rates at an equilibrium (or with a model file alone) are reported
+/// as unused.
 /// Throws InputError (bad settings, names) or NumericalError (no equilibrium, unstable, a run to
 /// T that did not complete).
 LinearJobResult run_linear_job(const LinearJob& job);

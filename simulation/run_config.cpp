@@ -1,5 +1,5 @@
-// Parsing and validation of YAML run files, "--set key=value" overrides and the small
-// arithmetic-expression evaluator used for number fields; every error names file, line and field.
+// Parsing and validation of YAML run files, "--set key=value" overrides, typed settings of a
+// RunTemplate and the arithmetic evaluator of number fields; every error names file, line and field.
 #include "simulation/run_config.hpp"
 
 #include <fmt/format.h>
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <numbers>
 #include <sstream>
 
@@ -860,6 +861,10 @@ struct RunTemplate::Tree {
   YAML::Node root;  ///< shorthands expanded, overrides applied; never modified after construction
   std::vector<Reader::Override> applied;
   std::shared_ptr<const std::string> model_file_text;
+  /// Sweep workers make their runs' configs concurrently; yaml-cpp promises nothing about
+  /// concurrent reads of one tree (its nodes share reference-counted memory), so the copy is
+  /// taken under a lock — microseconds against a run's milliseconds.
+  mutable std::mutex clone_mutex;
 };
 
 RunTemplate::RunTemplate(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
@@ -880,7 +885,11 @@ RunConfig RunTemplate::config(const std::vector<RunSetting>& settings) const {
   const Tree& t = *tree_;
   std::vector<std::string> overrides = t.overrides;
   std::vector<Reader::Override> applied = t.applied;
-  YAML::Node root = YAML::Clone(t.root);  // the template's tree stays as it is
+  YAML::Node root;
+  {
+    const std::lock_guard<std::mutex> lock(t.clone_mutex);
+    root = YAML::Clone(t.root);  // the template's tree stays as it is
+  }
   for (const RunSetting& setting : settings) {
     const std::string assignment = setting.text();
     std::vector<std::string> parts = split_path(setting.key, assignment);
@@ -893,7 +902,11 @@ RunConfig RunTemplate::config(const std::vector<RunSetting>& settings) const {
       value = YAML::Node(YAML::NodeType::Sequence);
       for (const double item : std::get<std::vector<double>>(setting.value)) value.push_back(item);
     }
-    set_path(root, parts, 0, value, assignment);
+    try {
+      set_path(root, parts, 0, value, assignment);
+    } catch (const InputError& e) {
+      throw InputError(t.path + ": " + e.what());
+    }
     std::string path = parts[0];
     for (size_t k = 1; k < parts.size(); ++k) path += "." + parts[k];
     applied.push_back({path, assignment});

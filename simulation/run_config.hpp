@@ -1,5 +1,5 @@
 // Run files: the YAML description of one simulation (model and parameters, initial state,
-// integrator, stabilisation, time span, output) with "--set key=value" overrides; see docs/run-files.md.
+// integrator, stabilisation, time span, output) with "--set" overrides, and RunTemplate: one read, many runs.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
 // Seeded draws for studies: varied run-file values (scaled or ranged), drawn initial conditions
-// as run-file overrides, and Latin hypercube samples — the same seed gives the same study.
+// as run-file overrides and typed settings, Latin hypercube samples — same seed, same study.
 #include "study/initial_conditions.hpp"
 
 #include <spdlog/fmt/fmt.h>

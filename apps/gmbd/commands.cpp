@@ -1,4 +1,4 @@
-// Implementation of the gmbd sub-commands: run, drift, info, models, demo, export.
+// Implementation of the gmbd sub-commands run, drift, info, models and export (demo: demo.cpp).
 #include "apps/gmbd/commands.hpp"
 
 #include <sys/stat.h>

@@ -86,6 +86,27 @@ TEST_F(LinearJobTest, InitialVelocityAtEquilibriumIsReportedUnusedAndTheEquilibr
   EXPECT_NEAR(lowest_hz(r), pendulum_hz(), 1e-12 * pendulum_hz());
 }
 
+TEST_F(LinearJobTest, AMovingInitialStateIsLosslessLikeEveryMovingState) {
+  // Loss functions describe small oscillations about a static equilibrium: the moving initial
+  // state gets none (as at t=T), although the model declares one.
+  std::string lossy = kPendulum;
+  lossy.replace(lossy.find("  rod:"), 0, "  hinge: {type: spring_damper, a: ground, b: bob, stiffness: 1.0, tag: hinge}\n");
+  lossy += "losses:\n  hinge: {type: loss_angle, phi: 1.0e-3}\n";
+  const std::string model = dir_.write("lossy.yaml", lossy);
+  const LinearJob job = load_linear_job(
+      dir_.write("lossy_run.yaml", "model: {file: " + model + "}\ninitial:\n  v: {bob.x: 0.4}\n"
+                 "integrator: {method: rk45, rtol: 1.0e-10, atol: 1.0e-12}\ntime: {end: 1, output_interval: 0.01}\n"
+                 "linear: {at: initial}\n"),
+      {});
+  const LinearJobResult r = run_linear_job(job);
+  EXPECT_EQ(r.analysis.operating_point.rfind("state of a transient", 0), 0u) << r.analysis.operating_point;
+  EXPECT_TRUE(r.losses.functions().empty());
+  EXPECT_TRUE(r.analysis.quality.empty());
+  // The same model at its equilibrium has the loss function.
+  const LinearJobResult still = run_linear_job(load_linear_job(model, {}));
+  EXPECT_FALSE(still.losses.functions().empty());
+}
+
 TEST_F(LinearJobTest, AtTimeNanNamesTheSetting) {
   LinearJob job = load_linear_job(run_file("linear: {at: equilibrium}\n"), {});
   job.linear.at = "t=nan";

@@ -3,3 +3,4 @@
 #pragma once
 
 #include "builder/model_builder.hpp"
+#include "simulation/run_driver.hpp"  // build_run_model(RunConfig) moved there
