@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <iostream>
@@ -83,7 +85,33 @@ std::string unknown_command(int argc, char** argv, const CLI::App& app) {
 
 namespace gmbd::cli {
 
-int run_cli(int argc, char** argv) {
+namespace {
+
+int run_commands(int argc, char** argv);
+
+/// Standard output that could not be written (a full disk, /dev/full) is an error: what the user
+/// asked to see is not there. As coreutils' close_stdout: flush, check, say so on standard error,
+/// and exit 1 unless the command already failed.
+int finish_standard_output(int code) {
+  // errno is not reset first: an earlier flush (std::endl) may be the write that failed.
+  std::cout.flush();
+  bool failed = !std::cout.good();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) failed = true;
+  if (!failed) return code;
+  const int error = errno;
+  std::cerr << "gmbd: writing to standard output failed"
+            << (error != 0 ? " (" + std::string(std::strerror(error)) + ")" : std::string())
+            << ": what it printed is incomplete\n";
+  return code == kOk ? kInputError : code;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) { return finish_standard_output(run_commands(argc, argv)); }
+
+namespace {
+
+int run_commands(int argc, char** argv) {
   CLI::App app{"gmbd — GaussMBD constrained multibody simulator (GPLC KKT solve, RK + DSC/Baumgarte)"};
   app.set_version_flag("--version", std::string("gmbd ") + gmbd::kVersion);
   app.require_subcommand(1);
@@ -307,5 +335,7 @@ int run_cli(int argc, char** argv) {
   }
   return kUsage;
 }
+
+}  // namespace
 
 }  // namespace gmbd::cli

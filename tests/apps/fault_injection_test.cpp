@@ -151,6 +151,21 @@ class FaultInjection : public gmbd::test::GmbdCliTest {
   }
 };
 
+// Standard output on a full device: the printed results are lost, so the command fails and
+// says so on standard error (it used to exit 0 without a word).
+TEST_F(FaultInjection, StandardOutputOnAFullDeviceFailsAndSaysSo) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const Result version = gmbd::test::run_command("( '" GMBD_EXE "' --version > /dev/full )");
+  EXPECT_EQ(version.code, 1) << version.output;
+  EXPECT_NE(version.output.find("gmbd: writing to standard output failed"),
+            std::string::npos) << version.output;
+  const Result run = gmbd::test::run_command("cd '" + dir_.string() + "' && ( '" GMBD_EXE "' run '" +
+                                 example("simple_pendulum.yaml") + "' --set time.end=0.1 -o p.h5 > /dev/full )");
+  EXPECT_EQ(run.code, 1) << run.output;
+  EXPECT_NE(run.output.find("writing to standard output failed"), std::string::npos) << run.output;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "p.h5")) << "the results file is still written";
+}
+
 TEST_F(FaultInjection, SigintBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGINT); }
 TEST_F(FaultInjection, SigtermBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGTERM); }
 TEST_F(FaultInjection, SighupBetweenFarApartRowsStopsTheRun) { expect_signal_stops_run(SIGHUP); }
