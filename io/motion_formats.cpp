@@ -1309,39 +1309,27 @@ std::optional<FreeHeader> npts_dt_header(const TextFile& f, bool detecting) {
 }
 
 // The numbers of lines [from, end) in order, blank- or comma-separated ('#' lines skipped);
-// more than `limit` values is an error (text-npts-dt: NPTS).
-// With a limit (NPTS), text lines after the last value — an "END OF DATA" marker — are a trailer:
-// ignored, and said in `notes`; a number there is an error (more values than NPTS).
+// more than `limit` values is an error (text-npts-dt: NPTS). With `notes`, text after the last
+// value — an "END OF DATA" marker — is a trailer: ignored and said there; a number after the
+// limit is still an error.
 std::vector<double> read_free_values(const TextFile& f, size_t from, const std::string& what,
                                      size_t limit, std::vector<std::string>* notes = nullptr) {
   std::vector<double> v;
   std::vector<std::string_view> fields;
+  size_t trailer = f.size();  // the first line of text after the last value
   for (size_t li = from; li < f.size(); ++li) {
     if (is_comment(f.lines[li])) continue;
     split_free(f.lines[li], false, fields);
     for (const std::string_view tok : fields) {
-      if (v.size() >= limit && notes != nullptr) {
-        double ignored = 0.0;
-        if (parse_number(tok, ignored))
-          fail_field(f, li, what + ": more values than NPTS = " + std::to_string(limit), "end of data", tok);
-        for (size_t rest = li + 1; rest < f.size(); ++rest) {
-          if (is_comment(f.lines[rest])) continue;
-          std::vector<std::string_view> later;
-          split_free(f.lines[rest], false, later);
-          for (const std::string_view t : later)
-            if (parse_number(t, ignored))
-              fail_field(f, rest, what + ": more values than NPTS = " + std::to_string(limit), "end of data", t);
-        }
-        std::string line(f.lines[li]);
-        if (line.size() > 60) line = line.substr(0, 57) + "...";
-        notes->push_back(f.path + " line " + std::to_string(li + 1) + ": '" + line + "' after the NPTS = " +
-                         std::to_string(limit) + " values: read as a trailer and ignored");
-        return v;
-      }
-      if (v.size() >= limit)
-        fail_field(f, li, what + ": more values than NPTS = " + std::to_string(limit), "end of data", tok);
       double x = 0.0;
-      if (!parse_number(tok, x))
+      const bool number = parse_number(tok, x);
+      if (v.size() >= limit) {
+        if (notes == nullptr || number)
+          fail_field(f, li, what + ": more values than NPTS = " + std::to_string(limit), "end of data", tok);
+        trailer = std::min(trailer, li);
+        continue;
+      }
+      if (!number)
         fail_field(f, li, what + " value " + std::to_string(v.size() + 1),
                    "one finite number per blank- or comma-separated field (touching numbers are "
                    "ambiguous in free format)",
@@ -1351,6 +1339,12 @@ std::vector<double> read_free_values(const TextFile& f, size_t from, const std::
                    "|value| <= " + fmt_g(kMaxFileValue) + " (larger: a missing-value marker?)", tok);
       v.push_back(x);
     }
+  }
+  if (trailer < f.size()) {
+    std::string line(f.lines[trailer]);
+    if (line.size() > 60) line = line.substr(0, 57) + "...";
+    notes->push_back(f.path + " line " + std::to_string(trailer + 1) + ": '" + line + "' after the NPTS = " +
+                     std::to_string(limit) + " values: read as a trailer and ignored");
   }
   return v;
 }

@@ -3,8 +3,7 @@
 #include "simulation/linear_job.hpp"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
@@ -19,20 +18,6 @@
 
 namespace gmbd {
 namespace {
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string stem_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const auto dot = name.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
-}
 
 /// The time T of `at: t=T`, checked: finite and not before the run's start.
 double transient_time(const LinearConfig& linear, const RunConfig& config) {
@@ -223,13 +208,13 @@ LinearJobResult run_linear_job(const LinearJob& job) {
 }
 
 std::string linear_hdf5_path(const LinearJob& job) {
-  return job.linear.hdf5.empty() ? stem_of(job.file) + "_linear.h5" : job.linear.hdf5;
+  return job.linear.hdf5.empty() ? std::filesystem::path(job.file).stem().string() + "_linear.h5" : job.linear.hdf5;
 }
 
 void write_linear_job_files(const LinearJob& job, const LinearJobResult& result, const std::string& command) {
   LinearFileMetadata meta;
   meta.model_file = job.model_path;
-  meta.model_file_text = file_text(job.model_path);
+  meta.model_file_text = read_config_text(job.model_path, "model file");
   meta.command = command;
   meta.stage = job.linear.stage.empty() ? "2" : job.linear.stage;
   for (const auto& [tag, fn] : result.losses.functions()) meta.loss_functions.push_back(tag + ": " + fn.text);

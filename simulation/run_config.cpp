@@ -691,6 +691,31 @@ double evaluate_expression(std::string_view text) {
   return evaluate_expression(text, {}, "");
 }
 
+namespace {
+
+/// Puts `value` at the dotted `key` of the run file's tree (a bare name that is not a section is
+/// a model parameter, as --set reads it) and returns the full dotted path; `assignment` is the
+/// "key=value" text error messages quote. Shared by --set overrides and RunTemplate settings.
+std::string set_run_value(YAML::Node& root, const std::string& key, const YAML::Node& value,
+                          const std::string& assignment) {
+  std::vector<std::string> parts = split_path(key, assignment);
+  if (parts.size() == 1 &&
+      std::find(kSections.begin(), kSections.end(), parts[0]) == kSections.end()) {
+    parts.insert(parts.begin(), {"model", "parameters"});
+  }
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) {
+    throw InputError("--set '" + assignment + "': the run file is " + describe(root) +
+                     ", not a mapping of sections");
+  }
+  set_path(root, parts, 0, value, assignment);
+  std::string path = parts[0];
+  for (size_t k = 1; k < parts.size(); ++k) path += "." + parts[k];
+  return path;
+}
+
+}  // namespace
+
 std::string apply_override(YAML::Node& root, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos) {
@@ -702,11 +727,7 @@ std::string apply_override(YAML::Node& root, const std::string& assignment) {
   if (key.empty()) {
     throw InputError("--set '" + assignment + "': expected a key before '=', got nothing");
   }
-  std::vector<std::string> parts = split_path(key, assignment);
-  if (parts.size() == 1 &&
-      std::find(kSections.begin(), kSections.end(), parts[0]) == kSections.end()) {
-    parts.insert(parts.begin(), {"model", "parameters"});
-  }
+  split_path(key, assignment);  // the key's syntax first, before the value's
 
   YAML::Node value;
   try {
@@ -718,16 +739,7 @@ std::string apply_override(YAML::Node& root, const std::string& assignment) {
                      e.msg + ")");
   }
 
-  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  if (!root.IsMap()) {
-    throw InputError("--set '" + assignment + "': the run file is " + describe(root) +
-                     ", not a mapping of sections");
-  }
-  set_path(root, parts, 0, value, assignment);
-
-  std::string path = parts[0];
-  for (size_t k = 1; k < parts.size(); ++k) path += "." + parts[k];
-  return path;
+  return set_run_value(root, key, value, assignment);
 }
 
 namespace {
@@ -892,23 +904,19 @@ RunConfig RunTemplate::config(const std::vector<RunSetting>& settings) const {
   }
   for (const RunSetting& setting : settings) {
     const std::string assignment = setting.text();
-    std::vector<std::string> parts = split_path(setting.key, assignment);
-    if (parts.size() == 1 && std::find(kSections.begin(), kSections.end(), parts[0]) == kSections.end())
-      parts.insert(parts.begin(), {"model", "parameters"});
     YAML::Node value;
     if (const double* x = std::get_if<double>(&setting.value)) value = *x;
-    else if (const bool* b = std::get_if<bool>(&setting.value)) value = *b;
+    else if (const bool* flag = std::get_if<bool>(&setting.value)) value = *flag;
     else {
       value = YAML::Node(YAML::NodeType::Sequence);
       for (const double item : std::get<std::vector<double>>(setting.value)) value.push_back(item);
     }
+    std::string path;
     try {
-      set_path(root, parts, 0, value, assignment);
+      path = set_run_value(root, setting.key, value, assignment);
     } catch (const InputError& e) {
       throw InputError(t.path + ": " + e.what());
     }
-    std::string path = parts[0];
-    for (size_t k = 1; k < parts.size(); ++k) path += "." + parts[k];
     applied.push_back({path, assignment});
     overrides.push_back(assignment);
   }

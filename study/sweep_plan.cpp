@@ -227,12 +227,10 @@ SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
     }
     for (const auto& v : varied) varied_keys_.push_back(v.key);
     for (auto& ic : draw_initial_conditions(varied, spec_.initial_conditions.count, spec_.initial_conditions.seed)) {
-      ic_overrides_.push_back(std::move(ic.overrides));
       ic_values_.push_back(std::move(ic.values));
       ic_settings_.push_back(std::move(ic.settings));
     }
   } else {
-    ic_overrides_.emplace_back();
     ic_values_.emplace_back();
     ic_settings_.emplace_back();
   }
@@ -261,12 +259,12 @@ SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
 long SweepPlan::size() const {
   const long records = records_.empty() ? 1 : static_cast<long>(records_.size());
   return records * static_cast<long>(intensities_.size()) * static_cast<long>(designs_.size()) *
-         static_cast<long>(ic_overrides_.size());
+         static_cast<long>(ic_settings_.size());
 }
 
 SweepRunIndex SweepPlan::index(long run) const {
   SweepRunIndex ix;
-  const long nic = static_cast<long>(ic_overrides_.size()), nd = static_cast<long>(designs_.size()),
+  const long nic = static_cast<long>(ic_settings_.size()), nd = static_cast<long>(designs_.size()),
              ni = static_cast<long>(intensities_.size());
   ix.initial_condition = static_cast<int>(run % nic);
   run /= nic;
@@ -295,12 +293,10 @@ double SweepPlan::intensity_value(long run) const {
 }
 
 std::vector<std::string> SweepPlan::overrides(long run) const {
-  const SweepRunIndex ix = index(run);
+  // The settings' texts ({:.17g}; "initial.project=true"): the keys of earlier versions, which
+  // wrote these overrides as text, stay the same.
   std::vector<std::string> out = spec_.overrides;
-  const auto& design = designs_[static_cast<size_t>(ix.design)];
-  for (size_t k = 0; k < design.size(); ++k) out.push_back(full_run_key(parameter_names_[k]) + "=" + value_text(design[k]));
-  const auto& ic = ic_overrides_[static_cast<size_t>(ix.initial_condition)];
-  out.insert(out.end(), ic.begin(), ic.end());
+  for (const RunSetting& setting : settings(run)) out.push_back(setting.text());
   return out;
 }
 

@@ -61,7 +61,7 @@ class SweepPlan {
   const std::vector<std::vector<double>>& designs() const { return designs_; }
   /// Keys varied by the drawn initial conditions, and the values drawn (text) per condition.
   const std::vector<std::string>& varied_keys() const { return varied_keys_; }
-  int initial_condition_count() const { return static_cast<int>(ic_overrides_.size()); }
+  int initial_condition_count() const { return static_cast<int>(ic_settings_.size()); }
   const std::vector<std::string>& initial_condition_values(int ic) const { return ic_values_[static_cast<size_t>(ic)]; }
 
   /// Scale factor applied to every channel of run's record.
@@ -92,7 +92,7 @@ class SweepPlan {
   std::vector<std::string> parameter_names_;
   std::vector<std::vector<double>> designs_;
   std::vector<std::string> varied_keys_;
-  std::vector<std::vector<std::string>> ic_overrides_, ic_values_;
+  std::vector<std::vector<std::string>> ic_values_;
   std::vector<std::vector<RunSetting>> ic_settings_;
   std::uint64_t base_hash_ = 0;
 };
