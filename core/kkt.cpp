@@ -257,14 +257,8 @@ void KktSolver::assemble(double t, CVec q, CVec v, CVec z, bool constraint_value
   zero_assembly_storage();
   f_.setZero();
   b_.setZero();
-  model_.mass_matrix(t, q, M_);
-  model_.forces(t, q, v, z, f_);
-  if (nh_ > 0) {
-    auto G = A_.topRows(nh_);
-    auto bh = b_.head(nh_);
-    model_.holonomic_jacobian(t, q, G);
-    model_.holonomic_bias(t, q, v, bh);
-  }
+  model_.kkt_terms(t, q, v, z, M_, f_, A_.topRows(nh_), b_.head(nh_), A_.bottomRows(nn_),
+                   b_.tail(nn_));
   if (nh_ > 0 && constraint_values) {
     g_.setZero();
     gt_.setZero();
@@ -281,15 +275,9 @@ void KktSolver::assemble(double t, CVec q, CVec v, CVec z, bool constraint_value
       gdot_ += gt_;
     }
   }
-  if (nn_ > 0) {
-    auto H = A_.bottomRows(nn_);
-    auto bn = b_.tail(nn_);
-    if (constraint_values) {
-      h_.setZero();
-      model_.nonholonomic(t, q, v, h_);
-    }
-    model_.nonholonomic_jacobian(t, q, H);
-    model_.nonholonomic_bias(t, q, v, bn);
+  if (nn_ > 0 && constraint_values) {
+    h_.setZero();
+    model_.nonholonomic(t, q, v, h_);
   }
   if (sparse_pattern_ && (!sparsity_checked_ || options_.verify_structure)) {
     check_sparsity();

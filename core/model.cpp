@@ -8,6 +8,20 @@
 
 namespace gmbd {
 
+void Model::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatRef G, VecRef bh,
+                      MatRef H, VecRef bn) const {
+  mass_matrix(t, q, M);
+  forces(t, q, v, z, f);
+  if (n_holonomic() > 0) {
+    holonomic_jacobian(t, q, G);
+    holonomic_bias(t, q, v, bh);
+  }
+  if (n_nonholonomic() > 0) {
+    nonholonomic_jacobian(t, q, H);
+    nonholonomic_bias(t, q, v, bn);
+  }
+}
+
 const std::string& Model::constraint_name(int row) const {
   return row < n_holonomic() ? holonomic_[static_cast<size_t>(row)]
                              : nonholonomic_[static_cast<size_t>(row - n_holonomic())];

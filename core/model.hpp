@@ -80,6 +80,14 @@ class Model {
   /// Acceleration bias: H a = b with b = −(∂h/∂q · v + ∂h/∂t).
   virtual void nonholonomic_bias(double /*t*/, CVec /*q*/, CVec /*v*/, VecRef /*b*/) const {}
 
+  // ---- everything the acceleration solve needs, in one call ----------------------------------
+  /// Adds M, f, G, the holonomic bias b_h, H and the non-holonomic bias b_n at (t, q, v, z) into
+  /// zeroed storage (G: n_holonomic rows, H: n_nonholonomic rows). The default calls the six
+  /// functions above; a model whose terms share work overrides it (an assembled model gathers
+  /// each element's coordinates once and lets an element compute its rows together).
+  virtual void kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatRef G, VecRef bh,
+                         MatRef H, VecRef bn) const;
+
   // ---- non-mechanical states -----------------------------------------------------------------
   virtual void state_rates(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*z*/, VecRef /*zdot*/) const {}
 

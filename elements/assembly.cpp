@@ -197,6 +197,7 @@ void AssembledModel::finalize(bool allow_floats) {
 
 void AssembledModel::derive_sparsity() {
   sparsity_ = {};
+  scatter_.clear();
   for (const auto& b : bodies_) {
     if (b.kind == BodyKind::kQuaternion) {
       // m on the translations, the dense 4 × 4 block 4 Lᵀ I_b L + k e eᵀ on e: four blocks of M.
@@ -210,12 +211,34 @@ void AssembledModel::derive_sparsity() {
   }
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    for (int c : e.coordinates()) {
-      for (int r = 0; r < slots_[k].rows; ++r)
-        sparsity_.constraints.emplace_back(slots_[k].holonomic_row + r, c);
-      for (int r = 0; r < slots_[k].nonholonomic_rows; ++r)
-        sparsity_.constraints.emplace_back(n_holonomic() + slots_[k].nonholonomic_row + r, c);
-    }
+    const Slot& slot = slots_[k];
+    const auto per_row = e.row_coordinates();
+    const int rows = slot.rows + slot.nonholonomic_rows;
+    if (!per_row.empty() && static_cast<int>(per_row.size()) != rows)
+      throw std::logic_error("element '" + e.name() + "': row_coordinates() lists " +
+                             std::to_string(per_row.size()) + " rows, the element has " +
+                             std::to_string(rows));
+    const int n = e.local_size();
+    auto add_entry = [&](int r, int local) {
+      const int column = e.coordinates()[static_cast<size_t>(local)];
+      const bool holonomic = r < slots_[k].rows;
+      const int row = holonomic ? slot.holonomic_row + r : slot.nonholonomic_row + (r - slot.rows);
+      const int local_row = holonomic ? r : r - slot.rows;
+      scatter_.push_back({local_row * n + local, row, column});
+      sparsity_.constraints.emplace_back(holonomic ? row : n_holonomic() + row, column);
+    };
+    auto add_row = [&](int r) {
+      if (per_row.empty()) {
+        for (int local = 0; local < n; ++local) add_entry(r, local);
+      } else {
+        for (int local : per_row[static_cast<size_t>(r)]) add_entry(r, local);
+      }
+    };
+    slots_[k].holonomic_begin = static_cast<int>(scatter_.size());
+    for (int r = 0; r < slot.rows; ++r) add_row(r);
+    slots_[k].holonomic_end = slots_[k].nonholonomic_begin = static_cast<int>(scatter_.size());
+    for (int r = slot.rows; r < rows; ++r) add_row(r);
+    slots_[k].nonholonomic_end = static_cast<int>(scatter_.size());
   }
 }
 
@@ -304,8 +327,7 @@ void AssembledModel::mass_matrix(double /*t*/, CVec q, MatRef M) const {
   }
 }
 
-void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
-  // Velocity products of spatial bodies and the inertial field of an accelerating ground.
+void AssembledModel::add_body_forces(double t, CVec q, CVec v, VecRef f) const {
   double ag[3] = {0.0, 0.0, 0.0};
   for (int k = 0; k < 3; ++k)
     if (ground_acceleration_[k]) ag[k] = ground_acceleration_[k]->value(t);
@@ -315,19 +337,57 @@ void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
     for (int k = 0; k < translations(b); ++k) local[k] += b.mass * (gravity_[k] - ag[k]);
     for (int i = 0; i < b.size(); ++i) f(b.first + i) += local[i];
   }
-  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates], lf[kMaxLocalCoordinates];
+}
+
+void AssembledModel::add_element_forces(const Element& e, double t, const double* lq,
+                                        const double* lv, CVec z, VecRef f) const {
+  const int n = e.local_size();
+  double lf[kMaxLocalCoordinates];
+  std::fill(lf, lf + n, 0.0);
+  e.add_forces(t, lq, lv, lf);
+  if (!e.states().empty()) {
+    double lz[kMaxElementRows];
+    for (size_t k = 0; k < e.states().size(); ++k) lz[k] = z(e.states()[k]);
+    e.add_state_forces(t, lq, lv, lz, lf);
+  }
+  for (int i = 0; i < n; ++i) f(e.coordinates()[static_cast<size_t>(i)]) += lf[i];
+}
+
+void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
+  // Velocity products of spatial bodies and the inertial field of an accelerating ground.
+  add_body_forces(t, q, v, f);
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
   for (const auto& e : elements_) {
     gather(*e, q, lq);
     gather(*e, v, lv);
-    const int n = e->local_size();
-    std::fill(lf, lf + n, 0.0);
-    e->add_forces(t, lq, lv, lf);
-    if (!e->states().empty()) {
-      double lz[kMaxElementRows];
-      for (size_t k = 0; k < e->states().size(); ++k) lz[k] = z(e->states()[k]);
-      e->add_state_forces(t, lq, lv, lz, lf);
+    add_element_forces(*e, t, lq, lv, z, f);
+  }
+}
+
+void AssembledModel::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatRef G,
+                               VecRef bh, MatRef H, VecRef bn) const {
+  mass_matrix(t, q, M);
+  add_body_forces(t, q, v, f);
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  double lg[kMaxElementRows * kMaxLocalCoordinates], lh[kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    const Slot& slot = slots_[k];
+    gather(e, q, lq);
+    gather(e, v, lv);
+    add_element_forces(e, t, lq, lv, z, f);
+    if (slot.rows == 0 && slot.nonholonomic_rows == 0) continue;
+    e.constraint_terms(t, lq, lv, slot.rows > 0 ? lg : nullptr, bh.data() + slot.holonomic_row,
+                       slot.nonholonomic_rows > 0 ? lh : nullptr, bn.data() + slot.nonholonomic_row);
+    // Only the entries the element declares (row_coordinates()): the rest are exact zeros.
+    for (int s = slot.holonomic_begin; s < slot.holonomic_end; ++s) {
+      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
+      G(entry.row, entry.column) += lg[entry.local];
     }
-    for (int i = 0; i < n; ++i) f(e->coordinates()[static_cast<size_t>(i)]) += lf[i];
+    for (int s = slot.nonholonomic_begin; s < slot.nonholonomic_end; ++s) {
+      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
+      H(entry.row, entry.column) += lh[entry.local];
+    }
   }
 }
 
@@ -358,14 +418,14 @@ void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
   double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
-    const int rows = slots_[k].rows;
-    if (rows == 0) continue;
-    const int n = e.local_size();
+    if (slots_[k].rows == 0) continue;
     gather(e, q, lq);
     e.holonomic_jacobian(t, lq, lg, nullptr);
-    const int row0 = slots_[k].holonomic_row;
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < n; ++i) G(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += lg[r * n + i];
+    // Only the entries the element declares (row_coordinates()): the rest are exact zeros.
+    for (int s = slots_[k].holonomic_begin; s < slots_[k].holonomic_end; ++s) {
+      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
+      G(entry.row, entry.column) += lg[entry.local];
+    }
   }
 }
 
@@ -405,15 +465,14 @@ void AssembledModel::nonholonomic(double t, CVec q, CVec v, VecRef h) const {
 void AssembledModel::nonholonomic_jacobian(double t, CVec q, MatRef H) const {
   double lq[kMaxLocalCoordinates], lh[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
-    const int rows = slots_[k].nonholonomic_rows;
-    if (rows == 0) continue;
+    if (slots_[k].nonholonomic_rows == 0) continue;
     const Element& e = *elements_[k];
-    const int n = e.local_size();
     gather(e, q, lq);
     e.nonholonomic_jacobian(t, lq, lh);
-    const int row0 = slots_[k].nonholonomic_row;
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < n; ++i) H(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += lh[r * n + i];
+    for (int s = slots_[k].nonholonomic_begin; s < slots_[k].nonholonomic_end; ++s) {
+      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
+      H(entry.row, entry.column) += lh[entry.local];
+    }
   }
 }
 

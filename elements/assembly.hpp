@@ -88,6 +88,10 @@ class AssembledModel final : public Model {
   void mass_matrix(double t, CVec q, MatRef M) const override;
   void forces(double t, CVec q, CVec v, CVec z, VecRef f) const override;
   void state_rates(double t, CVec q, CVec v, CVec z, VecRef zdot) const override;
+  /// One pass over the elements: each gathers its coordinates once and computes its forces
+  /// and rows together (Element::constraint_terms).
+  void kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatRef G, VecRef bh,
+                 MatRef H, VecRef bn) const override;
   void holonomic(double t, CVec q, VecRef g) const override;
   void holonomic_jacobian(double t, CVec q, MatRef G) const override;
   void holonomic_time_rate(double t, CVec q, VecRef gt) const override;
@@ -179,11 +183,21 @@ class AssembledModel final : public Model {
     int rows = 0;
     int nonholonomic_row = 0;
     int nonholonomic_rows = 0;
+    // Its entries of G and H (Element::row_coordinates()): [begin, end) of scatter_.
+    int holonomic_begin = 0, holonomic_end = 0, nonholonomic_begin = 0, nonholonomic_end = 0;
+  };
+  struct ScatterEntry {  // local row-major index r·n + i → (row of G or H, global coordinate)
+    int local, row, column;
   };
   void derive_partition();
   void derive_sparsity();
   void require_building(const char* method) const;
   void gather(const Element& e, CVec x, double* local) const;
+  /// Velocity products and the uniform fields (gravity, an accelerating ground) on every body.
+  void add_body_forces(double t, CVec q, CVec v, VecRef f) const;
+  /// One element's applied (and state) forces at its gathered coordinates, scattered into f.
+  void add_element_forces(const Element& e, double t, const double* lq, const double* lv, CVec z,
+                          VecRef f) const;
   /// True once an element other than a body's own has been added.
   bool elements_started() const { return static_cast<int>(elements_.size()) > body_elements_; }
 
@@ -201,6 +215,7 @@ class AssembledModel final : public Model {
   std::shared_ptr<const Signal> ground_acceleration_[3];
   std::vector<std::unique_ptr<Element>> elements_;
   std::vector<Slot> slots_;
+  std::vector<ScatterEntry> scatter_;
   int body_elements_ = 0;  // elements_[0, body_elements_): the bodies' own (quaternion unit rows)
   std::vector<double> weights_, velocity_weights_;
   bool all_explicit_ = false;

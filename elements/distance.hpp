@@ -23,6 +23,13 @@ class DistanceConstraint final : public HolonomicElement<DistanceConstraint> {
   const char* type() const override { return "distance"; }
   std::vector<std::string> holonomic_rows() const override { return {""}; }
 
+  /// Closed forms when both points have them (elements/distance.cpp); otherwise the AD of
+  /// constraint() below. Both give the same numbers to round-off (tests/elements).
+  void holonomic_jacobian(double t, const double* q, double* G, double* gt) const override;
+  void holonomic_bias(double t, const double* q, const double* v, double* b) const override;
+  void constraint_terms(double t, const double* q, const double* v, double* G, double* bh,
+                        double* H, double* bn) const override;
+
   template <class T>
   void constraint(const T& /*t*/, const T* q, T* g) const {
     const Vec3<T> d = b_.position(q) - a_.position(q);
@@ -33,6 +40,10 @@ class DistanceConstraint final : public HolonomicElement<DistanceConstraint> {
   }
 
  private:
+  /// G (if not null) and b (if not null) in closed form; false when the points or the length
+  /// form at |d| = 0 need the AD path.
+  bool closed_form_terms(const double* q, const double* v, double* G, double* b) const;
+
   PointBinding a_, b_;
   double length_;
   Form form_;

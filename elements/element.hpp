@@ -47,6 +47,11 @@ class Element {
                                   double* /*gt*/) const {}
   virtual void holonomic_bias(double /*t*/, const double* /*q*/, const double* /*v*/,
                               double* /*b*/) const {}
+  /// Local coordinates each constraint row depends on (holonomic rows, then non-holonomic), for
+  /// the KKT sparsity pattern: G and H are exactly zero outside them at every state. Empty (the
+  /// default): every row may depend on every local coordinate. A rolling ball declares its rows
+  /// so that the KKT solve sees each ball's block as triangular (docs/theory.md §1.4).
+  virtual std::vector<std::vector<int>> row_coordinates() const { return {}; }
   /// True when the rows depend on t explicitly (∂g/∂t ≠ 0); otherwise g_t is not evaluated.
   virtual bool time_dependent_rows() const { return false; }
   /// Σ_i λ_i ∇²g_i (n × n, added into H).
@@ -60,6 +65,21 @@ class Element {
     if (n_holonomic() > 0)
       throw InputError("element '" + name_ + "' (" + type() +
                        "): no exact bias tangents, so it cannot be linearised at a moving state");
+  }
+  /// The rows' terms of the acceleration solve in one call: G and b of the holonomic rows (when
+  /// G is not null) and H and b of the non-holonomic rows (when H is not null). The default
+  /// calls the separate functions; elements whose rows share work (one sin/cos of a carrier
+  /// angle for G and b) override it.
+  virtual void constraint_terms(double t, const double* q, const double* v, double* G, double* bh,
+                                double* H, double* bn) const {
+    if (G) {
+      holonomic_jacobian(t, q, G, nullptr);
+      holonomic_bias(t, q, v, bh);
+    }
+    if (H) {
+      nonholonomic_jacobian(t, q, H);
+      nonholonomic_bias(t, q, v, bn);
+    }
   }
   /// h(t, q, v) = H(t, q) v + h₀(t, q); H = ∂h/∂v; b = −(∂h/∂q v + ∂h/∂t).
   virtual void nonholonomic(double /*t*/, const double* /*q*/, const double* /*v*/,

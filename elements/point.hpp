@@ -2,6 +2,7 @@
 // float coordinate), and their binding into an element's local coordinate array.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,63 @@ struct PointBinding {
     return body->orientation(q + offset);
   }
 
+  /// True when closed_form() applies: a ground point or a fixed point of a point or planar
+  /// body (no sliding coordinate). Spatial carriers go through the AD path.
+  bool has_closed_form() const {
+    if (slide_offset >= 0) return false;
+    return !body || body->kind == BodyKind::kPoint2 || body->kind == BodyKind::kPoint3 ||
+           body->kind == BodyKind::kPlanar;
+  }
+
+  /// Position, Jacobian and velocity-product acceleration of the point in closed form
+  /// (has_closed_form() carriers only): P, the columns ∂P/∂q_c of the (at most three) local
+  /// coordinates c it depends on, and Ṗ = J v and J̇ v (so that P̈ = J a + J̇ v; both zero when v is
+  /// nullptr). For a planar
+  /// body with p' = R(θ) p: ∂P/∂θ = (−p'_y, p'_x, 0) and J̇ v = −θ̇² p'.
+  /// Plain arrays, deliberately without initialisers: closed_form() writes every entry it
+  /// reports, and zero-filling two of these per element evaluation was measurable.
+  struct Kinematics {
+    double position[3], velocity[3], accel_bias[3];
+    int columns;
+    int column[3];
+    double jacobian[3][3];  // jacobian[c] = ∂P/∂q_column[c]
+  };
+  void closed_form(const double* q, const double* v, Kinematics& k) const {
+    if (!body) {
+      const Vec3<double> p = ground->origin + ground->rotation * local;
+      set3(k.position, p.x, p.y, p.z);
+      set3(k.velocity, 0.0, 0.0, 0.0);
+      set3(k.accel_bias, 0.0, 0.0, 0.0);
+      k.columns = 0;
+      return;
+    }
+    const double* c = q + offset;
+    static constexpr double kAtRest[3] = {0.0, 0.0, 0.0};
+    const double* w = v ? v + offset : kAtRest;
+    const bool three = body->kind == BodyKind::kPoint3;
+    k.columns = three ? 3 : 2;
+    for (int i = 0; i < k.columns; ++i) {
+      k.column[i] = offset + i;
+      set3(k.jacobian[i], i == 0 ? 1.0 : 0.0, i == 1 ? 1.0 : 0.0, i == 2 ? 1.0 : 0.0);
+    }
+    if (body->kind != BodyKind::kPlanar) {
+      set3(k.position, c[0] + local.x, c[1] + local.y, (three ? c[2] : 0.0) + local.z);
+      set3(k.velocity, w[0], w[1], three ? w[2] : 0.0);
+      set3(k.accel_bias, 0.0, 0.0, 0.0);
+      return;
+    }
+    const double sn = std::sin(c[2]), cs = std::cos(c[2]);
+    const double tx = cs * local.x - sn * local.y, ty = sn * local.x + cs * local.y;
+    k.columns = 3;
+    k.column[2] = offset + 2;
+    set3(k.jacobian[2], -ty, tx, 0.0);
+    // Same association as position(), so both give the same bits.
+    set3(k.position, c[0] + cs * local.x - sn * local.y, c[1] + sn * local.x + cs * local.y, local.z);
+    set3(k.velocity, w[0] - w[2] * ty, w[1] + w[2] * tx, 0.0);
+    const double w2 = w[2] * w[2];
+    set3(k.accel_bias, -w2 * tx, -w2 * ty, 0.0);
+  }
+
   /// World position P(q). Special-cased by carrier: these few lines are the inner loop of
   /// every element evaluation (bench/bench_elements.cpp), and a dual-number 3×3 product for a
   /// ground point or a planar rotation costs several times the direct formula.
@@ -79,6 +137,11 @@ struct PointBinding {
   }
 
  private:
+  static void set3(double* out, double x, double y, double z) {
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+  }
   template <class T>
   Vec3<T> general_position(const T* q) const {
     Vec3<T> p = lift<T>(local);

@@ -2,6 +2,7 @@
 // dish potential and the rolling-resistance law, tangents by AD, closed-form state correction.
 #include "elements/rolling_ball.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gmbd::elements {
@@ -49,11 +50,112 @@ void RollingBall::force(const T* q, const T* v, T* f) const {
   resistance(q[own_[5]], v[own_[3]], v[own_[4]], f[own_[3]], f[own_[4]]);
 }
 
+void RollingBall::closed_form_jacobian(const double* q, const PointBinding::Kinematics& top,
+                                       double* G) const {
+  const int n = local_size();
+  std::fill(G, G + kRows * n, 0.0);
+  double* phi_r = G;
+  double* phi_q = G + n;
+  double* phi_cx = G + 2 * n;
+  double* phi_cy = G + 3 * n;
+  phi_r[own_[2]] = 2.0 * q[own_[2]];
+  phi_r[own_[0]] = -2.0 * q[own_[0]];
+  phi_r[own_[1]] = -2.0 * q[own_[1]];
+  phi_q[own_[5]] = 2.0 * q[own_[5]];
+  phi_q[own_[3]] = -2.0 * q[own_[3]];
+  phi_q[own_[4]] = -2.0 * q[own_[4]];
+  phi_cx[own_[3]] += 1.0;
+  phi_cx[own_[0]] -= 1.0;
+  phi_cy[own_[4]] += 1.0;
+  phi_cy[own_[1]] -= 1.0;
+  for (int c = 0; c < top.columns; ++c) {
+    phi_cx[top.column[c]] += top.jacobian[c][0];
+    phi_cy[top.column[c]] += top.jacobian[c][1];
+  }
+}
+
+void RollingBall::closed_form_bias(const double* v, const PointBinding::Kinematics& top,
+                                   double* b) const {
+  auto square = [](double x) { return x * x; };
+  b[0] = -2.0 * (square(v[own_[2]]) - square(v[own_[0]]) - square(v[own_[1]]));
+  b[1] = -2.0 * (square(v[own_[5]]) - square(v[own_[3]]) - square(v[own_[4]]));
+  b[2] = -top.accel_bias[0];  // the bottom dish centre is fixed
+  b[3] = -top.accel_bias[1];
+}
+
+void RollingBall::holonomic_jacobian(double t, const double* q, double* G, double* gt) const {
+  if (!closed_form()) {
+    HolonomicElement::holonomic_jacobian(t, q, G, gt);
+    return;
+  }
+  PointBinding::Kinematics top;
+  top_.closed_form(q, nullptr, top);
+  closed_form_jacobian(q, top, G);
+  if (gt) std::fill(gt, gt + kRows, 0.0);
+}
+
+void RollingBall::holonomic_bias(double t, const double* q, const double* v, double* b) const {
+  if (!closed_form()) {
+    HolonomicElement::holonomic_bias(t, q, v, b);
+    return;
+  }
+  PointBinding::Kinematics top;
+  top_.closed_form(q, v, top);
+  closed_form_bias(v, top, b);
+}
+
+void RollingBall::constraint_terms(double t, const double* q, const double* v, double* G,
+                                   double* bh, double* H, double* bn) const {
+  if (!closed_form() || !G || !H) {
+    Element::constraint_terms(t, q, v, G, bh, H, bn);
+    return;
+  }
+  PointBinding::Kinematics top;
+  top_.closed_form(q, v, top);
+  closed_form_jacobian(q, top, G);
+  closed_form_bias(v, top, bh);
+  nonholonomic_jacobian(t, q, H);
+  nonholonomic_bias(t, q, v, bn);
+}
+
+std::vector<std::vector<int>> RollingBall::row_coordinates() const {
+  std::vector<int> platform;
+  for (int i = 0; i < 3; ++i) platform.push_back(top_.offset + i);
+  if (top_.slide_offset >= 0) platform.push_back(top_.slide_offset);
+  auto with_platform = [&](std::vector<int> own) {
+    own.insert(own.end(), platform.begin(), platform.end());
+    return own;
+  };
+  return {{own_[0], own_[1], own_[2]},
+          {own_[3], own_[4], own_[5]},
+          with_platform({own_[3], own_[0]}),
+          with_platform({own_[4], own_[1]}),
+          {own_[0], platform_, platform_ + 2},
+          {own_[1], platform_ + 1, platform_ + 2}};
+}
+
 void RollingBall::nonholonomic(double, const double* q, const double* v, double* h) const {
   rolling(q, v, h);
 }
 
 void RollingBall::nonholonomic_jacobian(double, const double* q, double* H) const {
+  const int n = local_size();
+  if (closed_form()) {
+    // psi_x = ẋb − ½ (Ẋ − θ̇ (P_y − Y)), psi_y = ẏb − ½ (Ẏ + θ̇ (P_x − X)), P = P_b + (xb, yb)
+    const Vec3<double> pb = bottom_.position(q);
+    std::fill(H, H + kRollingRows * n, 0.0);
+    H[own_[0]] = 1.0;
+    H[platform_] = -0.5;
+    H[platform_ + 2] = 0.5 * (pb.y + q[own_[1]] - q[platform_ + 1]);
+    H[n + own_[1]] = 1.0;
+    H[n + platform_ + 1] = -0.5;
+    H[n + platform_ + 2] = -0.5 * (pb.x + q[own_[0]] - q[platform_]);
+    return;
+  }
+  reference_nonholonomic_jacobian(q, H);
+}
+
+void RollingBall::reference_nonholonomic_jacobian(const double* q, double* H) const {
   const int n = local_size();
   with_dual_size(n, [&]<int N>() {
     using D = Dual<double, N>;
@@ -71,6 +173,16 @@ void RollingBall::nonholonomic_jacobian(double, const double* q, double* H) cons
 
 void RollingBall::nonholonomic_bias(double, const double* q, const double* v, double* b) const {
   // b = −d/ds h(q + s v, v) at s = 0 (the rows do not depend on t)
+  if (closed_form()) {
+    const double turn = v[platform_ + 2];
+    b[0] = -0.5 * turn * (v[own_[1]] - v[platform_ + 1]);
+    b[1] = 0.5 * turn * (v[own_[0]] - v[platform_]);
+    return;
+  }
+  reference_nonholonomic_bias(q, v, b);
+}
+
+void RollingBall::reference_nonholonomic_bias(const double* q, const double* v, double* b) const {
   using D = Dual<double, 1>;
   const int n = local_size();
   D qd[kMaxLocalCoordinates], vd[kMaxLocalCoordinates];
@@ -115,18 +227,27 @@ void RollingBall::add_potential_hessian(double, const double* q, double* H) cons
 }
 
 bool RollingBall::explicit_correction(double, double* q, double* v) const {
-  using D = Dual<double, 1>;
-  // Top dish centre and its velocity (directional derivative along v).
-  D qd[kMaxLocalCoordinates];
-  for (int i = 0; i < local_size(); ++i) {
-    qd[i] = D(q[i]);
-    qd[i].d[0] = v[i];
+  // Top dish centre and its velocity: closed form, or a directional derivative along v.
+  double top_x, top_y, top_vx, top_vy;
+  if (closed_form()) {
+    PointBinding::Kinematics top;
+    top_.closed_form(q, v, top);
+    top_x = top.position[0], top_y = top.position[1];
+    top_vx = top.velocity[0], top_vy = top.velocity[1];
+  } else {
+    using D = Dual<double, 1>;
+    D qd[kMaxLocalCoordinates];
+    for (int i = 0; i < local_size(); ++i) {
+      qd[i] = D(q[i]);
+      qd[i].d[0] = v[i];
+    }
+    const Vec3<D> pt = top_.position(qd);
+    top_x = pt.x.v, top_y = pt.y.v, top_vx = pt.x.d[0], top_vy = pt.y.d[0];
   }
-  const Vec3<D> pt = top_.position(qd);
   const Vec3<double> pb = bottom_.position(q);
   const double xb = q[own_[0]], yb = q[own_[1]];
-  const double xt = xb + pb.x - pt.x.v;
-  const double yt = yb + pb.y - pt.y.v;
+  const double xt = xb + pb.x - top_x;
+  const double yt = yb + pb.y - top_y;
   const double r = std::hypot(xb, yb), qq = std::hypot(xt, yt);
   q[own_[3]] = xt, q[own_[4]] = yt, q[own_[2]] = r, q[own_[5]] = qq;
   // rates: psi = 0 gives ẋb, ẏb (h is affine in them with unit coefficient)
@@ -135,7 +256,7 @@ bool RollingBall::explicit_correction(double, double* q, double* v) const {
   rolling(q, v, h);
   const double xbd = -h[0], ybd = -h[1];
   v[own_[0]] = xbd, v[own_[1]] = ybd;
-  const double xtd = xbd - pt.x.d[0], ytd = ybd - pt.y.d[0];
+  const double xtd = xbd - top_vx, ytd = ybd - top_vy;
   v[own_[3]] = xtd, v[own_[4]] = ytd;
   // ṙ from d/dt phi_r = 0; at r == 0 (the KKT solve's exact-zero test) the ball's speed
   v[own_[2]] = r != 0.0 ? (xb * xbd + yb * ybd) / r : std::hypot(xbd, ybd);

@@ -95,6 +95,18 @@ class RollingBall final : public HolonomicElement<RollingBall> {
   template <class T>
   void force(const T* q, const T* v, T* f) const;
 
+  /// Closed forms of G, b, H and the rolling bias (the top dish centre on a planar platform,
+  /// the bottom one on the ground, as the builder requires); the AD of constraint() and
+  /// rolling() is the reference they are tested against (tests/elements).
+  void holonomic_jacobian(double t, const double* q, double* G, double* gt) const override;
+  void holonomic_bias(double t, const double* q, const double* v, double* b) const override;
+  /// phi_r on (xb, yb, r), phi_q on (xt, yt, q), phi_c on its ball coordinate pair and the
+  /// platform, psi on one ball rate and the platform rates: each ball's block of the KKT
+  /// matrix is then triangular and solved by substitution.
+  std::vector<std::vector<int>> row_coordinates() const override;
+  /// G, b, H and the rolling bias with one evaluation of the top dish centre's kinematics.
+  void constraint_terms(double t, const double* q, const double* v, double* G, double* bh,
+                        double* H, double* bn) const override;
   void nonholonomic(double t, const double* q, const double* v, double* h) const override;
   void nonholonomic_jacobian(double t, const double* q, double* H) const override;
   void nonholonomic_bias(double t, const double* q, const double* v, double* b) const override;
@@ -104,6 +116,10 @@ class RollingBall final : public HolonomicElement<RollingBall> {
   double potential(double t, const double* q) const override;
   /// W h''(r) and W h''(q) on the diagonal (second derivatives by a nested dual).
   void add_potential_hessian(double t, const double* q, double* H) const override;
+  /// H and the rolling bias by AD of rolling(): the reference the closed forms are tested
+  /// against, and the path of a top dish centre without a closed form.
+  void reference_nonholonomic_jacobian(const double* q, double* H) const;
+  void reference_nonholonomic_bias(const double* q, const double* v, double* b) const;
   bool non_conservative() const override { return resistance_.active(); }
   std::vector<int> rate_dependent_coordinates() const override { return {own_[0], own_[1]}; }
   /// xt, yt from phi_c; r = hypot(xb, yb), q = hypot(xt, yt); ẋb, ẏb from psi; ẋt, ẏt from
@@ -115,6 +131,9 @@ class RollingBall final : public HolonomicElement<RollingBall> {
   const DishProfile& dish() const { return dish_; }
 
  private:
+  bool closed_form() const { return top_.has_closed_form() && !bottom_.body; }
+  void closed_form_jacobian(const double* q, const PointBinding::Kinematics& top, double* G) const;
+  void closed_form_bias(const double* v, const PointBinding::Kinematics& top, double* b) const;
   template <class T>
   void resistance(const T& rho, const T& ux, const T& uy, T& fx, T& fy) const;
 
