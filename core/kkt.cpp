@@ -353,7 +353,13 @@ void KktSolver::compute_row_scales() {
   for (int i = 0; i < m_; ++i) {
     // Plain norm when its square is safely representable, else stableNorm: rows scaling like
     // r → 0 (down to 1e-300) must not underflow to zero.
+    // An exactly zero row (marked by mark_decoupled(); an RIS ball resting at a dish centre)
+    // needs no norm at all.
     const double sq = row_sq_(i);  // from mark_decoupled()
+    if (row_decoupled_[static_cast<size_t>(i)]) {
+      row_scale_(i) = 1.0;
+      continue;
+    }
     const double norm = sq > 1e-280 && sq < 1e280 ? std::sqrt(sq) : A_.row(i).stableNorm();
     row_scale_(i) = norm > 0.0 ? 1.0 / norm : 1.0;
   }

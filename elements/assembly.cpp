@@ -309,10 +309,6 @@ void AssembledModel::derive_partition() {
   if (partition_.groups.size() < 2) partition_ = {};
 }
 
-void AssembledModel::gather(const Element& e, CVec x, double* local) const {
-  const auto& idx = e.coordinates();
-  for (size_t i = 0; i < idx.size(); ++i) local[i] = x(idx[i]);
-}
 
 // ---- Model -------------------------------------------------------------------------------------
 

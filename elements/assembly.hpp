@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,12 @@ class AssembledModel final : public Model {
   /// A non-mechanical state owned by an element (a voice coil's current), "<element>.<suffix>".
   int add_element_state(const std::string& element_name, const std::string& suffix,
                         const std::string& unit);
-  void set_ground(Ground ground) { ground_ = ground; }
+  /// Before any element: elements bind ground points to this pose when they are added.
+  void set_ground(Ground ground) {
+    require_building("set_ground");
+    if (elements_started()) throw std::logic_error("AssembledModel::set_ground: must precede elements");
+    ground_ = ground;
+  }
   /// Uniform gravity g (world axes, m/s²): f = m g on every body, V = −m g·r. Adds to any
   /// gravity set before (several `gravity` elements sum).
   void add_gravity(Vec3<double> g) { gravity_ = gravity_ + g; }
@@ -192,7 +198,12 @@ class AssembledModel final : public Model {
   void derive_partition();
   void derive_sparsity();
   void require_building(const char* method) const;
-  void gather(const Element& e, CVec x, double* local) const;
+  /// The element's entries of x into `local` (inline: it runs for every element evaluation).
+  static void gather(const Element& e, CVec x, double* local) {
+    const auto& idx = e.coordinates();
+    const double* data = x.data();
+    for (size_t i = 0; i < idx.size(); ++i) local[i] = data[idx[i]];
+  }
   /// Velocity products and the uniform fields (gravity, an accelerating ground) on every body.
   void add_body_forces(double t, CVec q, CVec v, VecRef f) const;
   /// One element's applied (and state) forces at its gathered coordinates, scattered into f.

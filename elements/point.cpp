@@ -39,6 +39,7 @@ PointBinding LocalCoordinates::bind(const PointDef& point, const std::vector<Bod
     b.offset = add_body(*b.body);
   }
   if (point.slide >= 0) b.slide_offset = add_coordinate(point.slide);
+  b.ground_position = ground.origin + ground.rotation * point.local;
   return b;
 }
 

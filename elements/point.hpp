@@ -39,6 +39,9 @@ struct PointBinding {
   Vec3<double> local;
   int slide_offset = -1;
   Vec3<double> direction;
+  /// World position of a fixed ground point (body == nullptr, no sliding coordinate), computed
+  /// once when it is bound: the ground pose is fixed before elements are added.
+  Vec3<double> ground_position;
 
   /// Carrier → world rotation.
   template <class T>
@@ -74,8 +77,7 @@ struct PointBinding {
   };
   void closed_form(const double* q, const double* v, Kinematics& k) const {
     if (!body) {
-      const Vec3<double> p = ground->origin + ground->rotation * local;
-      set3(k.position, p.x, p.y, p.z);
+      set3(k.position, ground_position.x, ground_position.y, ground_position.z);
       set3(k.velocity, 0.0, 0.0, 0.0);
       set3(k.accel_bias, 0.0, 0.0, 0.0);
       k.columns = 0;
@@ -114,10 +116,7 @@ struct PointBinding {
   template <class T>
   Vec3<T> position(const T* q) const {
     if (slide_offset >= 0) return general_position(q);
-    if (!body) {
-      const Vec3<double> w = ground->origin + ground->rotation * local;
-      return lift<T>(w);
-    }
+    if (!body) return lift<T>(ground_position);
     const T* c = q + offset;
     switch (body->kind) {
       case BodyKind::kPoint2:

@@ -39,12 +39,9 @@ void RollingBall::resistance(const T& rho, const T& ux, const T& uy, T& fx, T& f
 
 template <class T>
 void RollingBall::force(const T* q, const T* v, T* f) const {
-  // −∂V/∂r, −∂V/∂q of V = W (h(r) + h(q)), each a one-variable derivative by a dual number
-  for (int which : {2, 5}) {
-    Dual<T, 1> x(q[own_[which]]);
-    x.d[0] = T(1.0);
-    f[own_[which]] = f[own_[which]] - load_ * dish_.height(x).d[0];
-  }
+  // −∂V/∂r, −∂V/∂q of V = W (h(r) + h(q)) (the slope's closed form equals the AD of the height
+  // to round-off: tests/elements/potential_hessian_test.cpp checks force against potential)
+  for (int which : {2, 5}) f[own_[which]] = f[own_[which]] - load_ * dish_.slope(q[own_[which]]);
   if (!resistance_.active()) return;
   resistance(q[own_[2]], v[own_[0]], v[own_[1]], f[own_[0]], f[own_[1]]);
   resistance(q[own_[5]], v[own_[3]], v[own_[4]], f[own_[3]], f[own_[4]]);

@@ -25,6 +25,15 @@ struct DishProfile {
     if (a4 != 0.0) h = h + a4 * pow(rho, 60.0);
     return h;
   }
+  /// h'(r) in closed form (the force on r and q; an AD of height() costs an exp and a log
+  /// more): a1 tanh(r/a0) + 2 a2 ρ/R + 3 a3 ρ|ρ|/R + 60 a4 ρ⁵⁹/R, zero at r = 0 exactly.
+  template <class T>
+  T slope(const T& r) const {
+    const T rho = r * (1.0 / R);
+    T s = a1 * tanh(r * (1.0 / a0)) + (2.0 * a2 / R) * rho + (3.0 * a3 / R) * rho * abs(rho);
+    if (a4 != 0.0) s = s + (60.0 * a4 / R) * pow(rho, 59.0);
+    return s;
+  }
 };
 
 /// Rolling-resistance law (MODELS: F = −W μ(ρ) tanh(s/v0) u/s on the ball coordinates of one

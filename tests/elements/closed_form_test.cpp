@@ -158,6 +158,22 @@ TEST(ClosedFormConstraints, AgreeWithAutomaticDifferentiationInTheExampleModels)
   EXPECT_GE(compared, 12);  // four rolling balls, the four-bar's pins, the slider-cranks' rods
 }
 
+/// The dish slope in closed form equals the derivative of the height by AD (published dish and
+/// one with every term, a4 included), at the centre, on both sides and far out.
+TEST(ClosedFormConstraints, DishSlopeIsTheDerivativeOfTheHeight) {
+  elements::DishProfile published;
+  elements::DishProfile every_term;
+  every_term.a2 = 0.02, every_term.a3 = 0.05, every_term.a4 = 0.001;
+  for (const auto& dish : {published, every_term})
+    for (double r : {0.0, 1e-9, -3e-3, 0.01, -0.05, 0.12, 0.149, -0.2}) {
+      Dual<double, 1> x(r);
+      x.d[0] = 1.0;
+      const double ad = dish.height(x).d[0];
+      EXPECT_NEAR(dish.slope(r), ad, 1e-15 * std::max(1.0, std::abs(ad))) << "r = " << r;
+    }
+  EXPECT_EQ(published.slope(0.0), 0.0);  // the dish-centre treatment needs h'(0) = 0 exactly
+}
+
 /// Entries of G and H outside an element's declared row pattern are exact zeros at any state.
 TEST(ClosedFormConstraints, DeclaredRowPatternsHoldAtRandomStates) {
   std::mt19937 rng(11);
