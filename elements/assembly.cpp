@@ -354,8 +354,8 @@ void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
   add_body_forces(t, q, v, f);
   double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
   for (const auto& e : elements_) {
-    gather(*e, q, lq);
-    gather(*e, v, lv);
+    gather(*e, q.data(), lq);
+    gather(*e, v.data(), lv);
     add_element_forces(*e, t, lq, lv, z, f);
   }
 }
@@ -369,8 +369,8 @@ void AssembledModel::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRe
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     const Slot& slot = slots_[k];
-    gather(e, q, lq);
-    gather(e, v, lv);
+    gather(e, q.data(), lq);
+    gather(e, v.data(), lv);
     add_element_forces(e, t, lq, lv, z, f);
     if (slot.rows == 0 && slot.nonholonomic_rows == 0) continue;
     e.constraint_terms(t, lq, lv, slot.rows > 0 ? lg : nullptr, bh.data() + slot.holonomic_row,
@@ -392,8 +392,8 @@ void AssembledModel::state_rates(double t, CVec q, CVec v, CVec z, VecRef zdot) 
   for (const auto& e : elements_) {
     const auto& st = e->states();
     if (st.empty()) continue;
-    gather(*e, q, lq);
-    gather(*e, v, lv);
+    gather(*e, q.data(), lq);
+    gather(*e, v.data(), lv);
     for (size_t k = 0; k < st.size(); ++k) lz[k] = z(st[k]);
     e->state_rates(t, lq, lv, lz, lr);
     for (size_t k = 0; k < st.size(); ++k) zdot(st[k]) += lr[k];
@@ -405,7 +405,7 @@ void AssembledModel::holonomic(double t, CVec q, VecRef g) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     if (slots_[k].rows == 0) continue;
-    gather(e, q, lq);
+    gather(e, q.data(), lq);
     e.holonomic(t, lq, g.data() + slots_[k].holonomic_row);
   }
 }
@@ -415,7 +415,7 @@ void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     if (slots_[k].rows == 0) continue;
-    gather(e, q, lq);
+    gather(e, q.data(), lq);
     e.holonomic_jacobian(t, lq, lg, nullptr);
     // Only the entries the element declares (row_coordinates()): the rest are exact zeros.
     for (int s = slots_[k].holonomic_begin; s < slots_[k].holonomic_end; ++s) {
@@ -431,7 +431,7 @@ void AssembledModel::holonomic_time_rate(double t, CVec q, VecRef gt) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     if (slots_[k].rows == 0 || !e.time_dependent_rows()) continue;
-    gather(e, q, lq);
+    gather(e, q.data(), lq);
     e.holonomic_jacobian(t, lq, lg, gt.data() + slots_[k].holonomic_row);
   }
 }
@@ -441,8 +441,8 @@ void AssembledModel::holonomic_bias(double t, CVec q, CVec v, VecRef b) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     if (slots_[k].rows == 0) continue;
-    gather(e, q, lq);
-    gather(e, v, lv);
+    gather(e, q.data(), lq);
+    gather(e, v.data(), lv);
     e.holonomic_bias(t, lq, lv, b.data() + slots_[k].holonomic_row);
   }
 }
@@ -452,8 +452,8 @@ void AssembledModel::nonholonomic(double t, CVec q, CVec v, VecRef h) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     if (slots_[k].nonholonomic_rows == 0) continue;
     const Element& e = *elements_[k];
-    gather(e, q, lq);
-    gather(e, v, lv);
+    gather(e, q.data(), lq);
+    gather(e, v.data(), lv);
     e.nonholonomic(t, lq, lv, h.data() + slots_[k].nonholonomic_row);
   }
 }
@@ -463,7 +463,7 @@ void AssembledModel::nonholonomic_jacobian(double t, CVec q, MatRef H) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     if (slots_[k].nonholonomic_rows == 0) continue;
     const Element& e = *elements_[k];
-    gather(e, q, lq);
+    gather(e, q.data(), lq);
     e.nonholonomic_jacobian(t, lq, lh);
     for (int s = slots_[k].nonholonomic_begin; s < slots_[k].nonholonomic_end; ++s) {
       const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
@@ -477,8 +477,8 @@ void AssembledModel::nonholonomic_bias(double t, CVec q, CVec v, VecRef b) const
   for (size_t k = 0; k < elements_.size(); ++k) {
     if (slots_[k].nonholonomic_rows == 0) continue;
     const Element& e = *elements_[k];
-    gather(e, q, lq);
-    gather(e, v, lv);
+    gather(e, q.data(), lq);
+    gather(e, v.data(), lv);
     e.nonholonomic_bias(t, lq, lv, b.data() + slots_[k].nonholonomic_row);
   }
 }
@@ -494,14 +494,16 @@ bool AssembledModel::explicit_correction(double t, VecRef q, VecRef v) const {
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
     if (slots_[k].rows == 0 && slots_[k].nonholonomic_rows == 0) continue;
-    gather(e, q, lq);
-    gather(e, v, lv);
+    double* qd = q.data();
+    double* vd = v.data();
+    gather(e, qd, lq);
+    gather(e, vd, lv);
     e.explicit_correction(t, lq, lv);
     // Scatter back (a coordinate listed twice receives the same value twice).
     const auto& idx = e.coordinates();
     for (size_t i = 0; i < idx.size(); ++i) {
-      q(idx[i]) = lq[i];
-      v(idx[i]) = lv[i];
+      qd[idx[i]] = lq[i];
+      vd[idx[i]] = lv[i];
     }
   }
   return true;
@@ -522,7 +524,7 @@ double AssembledModel::energy(double t, CVec q, CVec v) const {
   }
   double lq[kMaxLocalCoordinates];
   for (const auto& el : elements_) {
-    gather(*el, q, lq);
+    gather(*el, q.data(), lq);
     e += el->potential(t, lq);
   }
   return e;
@@ -579,8 +581,8 @@ void AssembledModel::force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRe
   double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates], tq[kLocalMatrix], tv[kLocalMatrix];
   for (const auto& e : elements_) {
     const int n = e->local_size();
-    gather(*e, q, lq);
-    gather(*e, v, lv);
+    gather(*e, q.data(), lq);
+    gather(*e, v.data(), lv);
     std::fill(tq, tq + n * n, 0.0);
     std::fill(tv, tv + n * n, 0.0);
     e->add_force_tangents(t, lq, lv, tq, tv);
@@ -601,7 +603,7 @@ double AssembledModel::prepare_flexure_terms(double t, CVec q, bool after_equili
   double change = 0.0, lq[kMaxLocalCoordinates];
   for (const auto& e : elements_) {
     if (e->flexure_stage() == 0) continue;
-    gather(*e, q, lq);
+    gather(*e, q.data(), lq);
     change = std::max(change, e->prepare(t, lq, after_equilibrium));
   }
   return change;
@@ -625,7 +627,7 @@ std::vector<TagStiffness> AssembledModel::tag_stiffness(double t, CVec q) const 
     if (e->loss_tag().empty()) continue;
     auto& target = out[static_cast<size_t>(std::find(tags.begin(), tags.end(), e->loss_tag()) - tags.begin())];
     const int n = e->local_size();
-    gather(*e, q, lq);
+    gather(*e, q.data(), lq);
     std::fill(on, on + n * n, 0.0);
     std::fill(dv, dv + n * n, 0.0);
     std::fill(off, off + n * n, 0.0);
@@ -646,7 +648,7 @@ void AssembledModel::potential_hessian(double t, CVec q, MatRef H) const {
   double lq[kMaxLocalCoordinates], h[kLocalMatrix];
   for (const auto& e : elements_) {
     const int n = e->local_size();
-    gather(*e, q, lq);
+    gather(*e, q.data(), lq);
     std::fill(h, h + n * n, 0.0);
     e->add_potential_hessian(t, lq, h);
     const auto& idx = e->coordinates();
@@ -661,7 +663,7 @@ void AssembledModel::constraint_curvature(double t, CVec q, CVec lambda, MatRef 
     const Element& e = *elements_[k];
     if (slots_[k].rows == 0) continue;
     const int n = e.local_size();
-    gather(e, q, lq);
+    gather(e, q.data(), lq);
     std::fill(h, h + n * n, 0.0);
     e.add_constraint_curvature(t, lq, lambda.data() + slots_[k].holonomic_row, h);
     const auto& idx = e.coordinates();
@@ -683,8 +685,8 @@ void AssembledModel::state_tangents(double t, CVec q, CVec v, CVec z, MatRef dfd
     if (st.empty()) continue;
     const int n = e->local_size();
     const int m = static_cast<int>(st.size());
-    gather(*e, q, lq);
-    gather(*e, v, lv);
+    gather(*e, q.data(), lq);
+    gather(*e, v.data(), lv);
     for (int k = 0; k < m; ++k) lz[k] = z(st[static_cast<size_t>(k)]);
     std::fill(tq, tq + n * n, 0.0);
     std::fill(tz, tz + n * m, 0.0);
@@ -752,8 +754,8 @@ void AssembledModel::bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, Ma
     const int rows = slots_[k].rows;
     if (rows == 0) continue;
     const int n = e.local_size();
-    gather(e, q, lq);
-    gather(e, v, lv);
+    gather(e, q.data(), lq);
+    gather(e, v.data(), lv);
     std::fill(c, c + rows * n, 0.0);
     std::fill(bq, bq + rows * n, 0.0);
     std::fill(bv, bv + rows * n, 0.0);
@@ -787,7 +789,7 @@ void AssembledModel::element_input_column(int k, double t, CVec q, VecRef df, Ve
     }
     const int n = e->local_size();
     const auto& st = e->states();
-    gather(*e, q, lq);
+    gather(*e, q.data(), lq);
     std::fill(lf, lf + n, 0.0);
     std::fill(lz, lz + kMaxElementRows, 0.0);
     e->add_input_column(k - seen, t, lq, lf, lz);

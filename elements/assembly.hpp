@@ -199,10 +199,9 @@ class AssembledModel final : public Model {
   void derive_sparsity();
   void require_building(const char* method) const;
   /// The element's entries of x into `local` (inline: it runs for every element evaluation).
-  static void gather(const Element& e, CVec x, double* local) {
+  static void gather(const Element& e, const double* x, double* local) {
     const auto& idx = e.coordinates();
-    const double* data = x.data();
-    for (size_t i = 0; i < idx.size(); ++i) local[i] = data[idx[i]];
+    for (size_t i = 0; i < idx.size(); ++i) local[i] = x[idx[i]];
   }
   /// Velocity products and the uniform fields (gravity, an accelerating ground) on every body.
   void add_body_forces(double t, CVec q, CVec v, VecRef f) const;
