@@ -3,6 +3,7 @@
 #include "elements/assembly.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <Eigen/Dense>
 #include <sstream>
@@ -29,6 +30,12 @@ AssembledModel::AssembledModel(std::string type_name, int dimension)
 void AssembledModel::require_building(const char* method) const {
   if (finalized_)
     throw std::logic_error(std::string("AssembledModel::") + method + ": the model is finalized");
+}
+
+void AssembledModel::require_finalized(const char* method) const {
+  // G and H are scattered through lists made by finalize().
+  if (!finalized_)
+    throw std::logic_error(std::string("AssembledModel::") + method + ": call finalize() first");
 }
 
 int AssembledModel::add_body(Body body) {
@@ -192,7 +199,39 @@ void AssembledModel::finalize(bool allow_floats) {
   }
   derive_partition();
   derive_sparsity();
+  check_declared_row_patterns();
   finalized_ = true;
+}
+
+// The assembly copies only the declared entries of each element's G and H, so an entry missing
+// from an element's row_coordinates() would be dropped silently: check every element with a
+// declared pattern at two generic local states (values away from 0, ±1 and the element's own
+// special points) that everything outside it is exactly zero.
+void AssembledModel::check_declared_row_patterns() const {
+  double lq[kMaxLocalCoordinates], lA[2 * kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    const Slot& slot = slots_[k];
+    if (slot.rows + slot.nonholonomic_rows == 0) continue;
+    const auto pattern = e.row_coordinates();
+    if (pattern.empty()) continue;
+    const int n = e.local_size();
+    for (int state = 0; state < 2; ++state) {
+      for (int i = 0; i < n; ++i) lq[i] = 0.37 + 0.11 * i + 0.53 * state * std::sin(1.0 + i);
+      std::fill(lA, lA + (slot.rows + slot.nonholonomic_rows) * n, 0.0);
+      if (slot.rows > 0) e.holonomic_jacobian(0.0, lq, lA, nullptr);
+      if (slot.nonholonomic_rows > 0) e.nonholonomic_jacobian(0.0, lq, lA + slot.rows * n);
+      for (int r = 0; r < slot.rows + slot.nonholonomic_rows; ++r)
+        for (int c = 0; c < n; ++c) {
+          const auto& row = pattern[static_cast<size_t>(r)];
+          if (lA[r * n + c] == 0.0 || std::find(row.begin(), row.end(), c) != row.end()) continue;
+          throw std::logic_error("element '" + e.name() + "' (" + e.type() + "): row " +
+                                 std::to_string(r) + " depends on local coordinate " +
+                                 std::to_string(c) + " ('" + coordinates()[static_cast<size_t>(e.coordinates()[static_cast<size_t>(c)])].name +
+                                 "'), which its row_coordinates() leaves out");
+        }
+    }
+  }
 }
 
 void AssembledModel::derive_sparsity() {
@@ -230,8 +269,17 @@ void AssembledModel::derive_sparsity() {
     auto add_row = [&](int r) {
       if (per_row.empty()) {
         for (int local = 0; local < n; ++local) add_entry(r, local);
-      } else {
-        for (int local : per_row[static_cast<size_t>(r)]) add_entry(r, local);
+        return;
+      }
+      // Each local entry once (two points on one carrier list its angle twice).
+      std::vector<int> locals = per_row[static_cast<size_t>(r)];
+      std::sort(locals.begin(), locals.end());
+      locals.erase(std::unique(locals.begin(), locals.end()), locals.end());
+      for (int local : locals) {
+        if (local < 0 || local >= n)
+          throw std::logic_error("element '" + e.name() + "': row_coordinates() names local coordinate " +
+                                 std::to_string(local) + " of " + std::to_string(n));
+        add_entry(r, local);
       }
     };
     slots_[k].holonomic_begin = static_cast<int>(scatter_.size());
@@ -362,6 +410,7 @@ void AssembledModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) const {
 
 void AssembledModel::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatRef G,
                                VecRef bh, MatRef H, VecRef bn) const {
+  require_finalized("kkt_terms");
   mass_matrix(t, q, M);
   add_body_forces(t, q, v, f);
   double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
@@ -411,6 +460,7 @@ void AssembledModel::holonomic(double t, CVec q, VecRef g) const {
 }
 
 void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
+  require_finalized("holonomic_jacobian");
   double lq[kMaxLocalCoordinates], lg[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     const Element& e = *elements_[k];
@@ -459,6 +509,7 @@ void AssembledModel::nonholonomic(double t, CVec q, CVec v, VecRef h) const {
 }
 
 void AssembledModel::nonholonomic_jacobian(double t, CVec q, MatRef H) const {
+  require_finalized("nonholonomic_jacobian");
   double lq[kMaxLocalCoordinates], lh[kMaxElementRows * kMaxLocalCoordinates];
   for (size_t k = 0; k < elements_.size(); ++k) {
     if (slots_[k].nonholonomic_rows == 0) continue;

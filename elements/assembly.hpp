@@ -198,6 +198,8 @@ class AssembledModel final : public Model {
   void derive_partition();
   void derive_sparsity();
   void require_building(const char* method) const;
+  void require_finalized(const char* method) const;
+  void check_declared_row_patterns() const;
   /// The element's entries of x into `local` (inline: it runs for every element evaluation).
   static void gather(const Element& e, const double* x, double* local) {
     const auto& idx = e.coordinates();

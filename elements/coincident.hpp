@@ -33,15 +33,7 @@ class CoincidentConstraint final : public HolonomicElement<CoincidentConstraint<
       Base::holonomic_jacobian(t, q, G, gt);
       return;
     }
-    const int n = this->local_size();
-    std::fill(G, G + Rows * n, 0.0);
-    PointBinding::Kinematics ka, kb;
-    a_.closed_form(q, nullptr, ka);
-    b_.closed_form(q, nullptr, kb);
-    for (int k = 0; k < Rows; ++k) {
-      for (int c = 0; c < kb.columns; ++c) G[k * n + kb.column[c]] += kb.jacobian[c][k];
-      for (int c = 0; c < ka.columns; ++c) G[k * n + ka.column[c]] -= ka.jacobian[c][k];
-    }
+    closed_form_rows(q, nullptr, G, nullptr);
     if (gt) std::fill(gt, gt + Rows, 0.0);
   }
   void holonomic_bias(double t, const double* q, const double* v, double* b) const override {
@@ -49,10 +41,7 @@ class CoincidentConstraint final : public HolonomicElement<CoincidentConstraint<
       Base::holonomic_bias(t, q, v, b);
       return;
     }
-    PointBinding::Kinematics ka, kb;
-    a_.closed_form(q, v, ka);
-    b_.closed_form(q, v, kb);
-    for (int k = 0; k < Rows; ++k) b[k] = -(kb.accel_bias[k] - ka.accel_bias[k]);
+    closed_form_rows(q, v, nullptr, b);
   }
   void constraint_terms(double t, const double* q, const double* v, double* G, double* bh,
                         double* H, double* bn) const override {
@@ -60,16 +49,7 @@ class CoincidentConstraint final : public HolonomicElement<CoincidentConstraint<
       Element::constraint_terms(t, q, v, G, bh, H, bn);
       return;
     }
-    const int n = this->local_size();
-    std::fill(G, G + Rows * n, 0.0);
-    PointBinding::Kinematics ka, kb;
-    a_.closed_form(q, v, ka);
-    b_.closed_form(q, v, kb);
-    for (int k = 0; k < Rows; ++k) {
-      for (int c = 0; c < kb.columns; ++c) G[k * n + kb.column[c]] += kb.jacobian[c][k];
-      for (int c = 0; c < ka.columns; ++c) G[k * n + ka.column[c]] -= ka.jacobian[c][k];
-      bh[k] = -(kb.accel_bias[k] - ka.accel_bias[k]);
-    }
+    closed_form_rows(q, v, G, bh);
   }
   /// With closed forms, row k touches the carriers' k-th translations and planar angles only
   /// (a chain of pins then has a sparser normal matrix); otherwise every local coordinate.
@@ -95,6 +75,21 @@ class CoincidentConstraint final : public HolonomicElement<CoincidentConstraint<
  private:
   using Base = HolonomicElement<CoincidentConstraint<Rows>>;
   bool closed_form() const { return a_.has_closed_form() && b_.has_closed_form(); }
+  /// G (if not null; needs only q) and b (if not null) from both points' kinematics.
+  void closed_form_rows(const double* q, const double* v, double* G, double* b) const {
+    PointBinding::Kinematics ka, kb;
+    a_.closed_form(q, v, ka);
+    b_.closed_form(q, v, kb);
+    const int n = this->local_size();
+    if (G) std::fill(G, G + Rows * n, 0.0);
+    for (int k = 0; k < Rows; ++k) {
+      if (G) {
+        for (int c = 0; c < kb.columns; ++c) G[k * n + kb.column[c]] += kb.jacobian[c][k];
+        for (int c = 0; c < ka.columns; ++c) G[k * n + ka.column[c]] -= ka.jacobian[c][k];
+      }
+      if (b) b[k] = -(kb.accel_bias[k] - ka.accel_bias[k]);
+    }
+  }
 
   PointBinding a_, b_;
 };

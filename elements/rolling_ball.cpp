@@ -40,7 +40,7 @@ void RollingBall::resistance(const T& rho, const T& ux, const T& uy, T& fx, T& f
 template <class T>
 void RollingBall::force(const T* q, const T* v, T* f) const {
   // −∂V/∂r, −∂V/∂q of V = W (h(r) + h(q)) (the slope's closed form equals the AD of the height
-  // to round-off: tests/elements/potential_hessian_test.cpp checks force against potential)
+  // to round-off: tests/elements/closed_form_test.cpp, DishSlopeIsTheDerivativeOfTheHeight)
   for (int which : {2, 5}) f[own_[which]] = f[own_[which]] - load_ * dish_.slope(q[own_[which]]);
   if (!resistance_.active()) return;
   resistance(q[own_[2]], v[own_[0]], v[own_[1]], f[own_[0]], f[own_[1]]);
@@ -116,9 +116,11 @@ void RollingBall::constraint_terms(double t, const double* q, const double* v, d
 }
 
 std::vector<std::vector<int>> RollingBall::row_coordinates() const {
+  // phi_c also moves with a sliding coordinate of either dish centre (AD path then).
   std::vector<int> platform;
   for (int i = 0; i < 3; ++i) platform.push_back(top_.offset + i);
   if (top_.slide_offset >= 0) platform.push_back(top_.slide_offset);
+  if (bottom_.slide_offset >= 0) platform.push_back(bottom_.slide_offset);
   auto with_platform = [&](std::vector<int> own) {
     own.insert(own.end(), platform.begin(), platform.end());
     return own;

@@ -140,7 +140,9 @@ class RollingBall final : public HolonomicElement<RollingBall> {
   const DishProfile& dish() const { return dish_; }
 
  private:
-  bool closed_form() const { return top_.has_closed_form() && !bottom_.body; }
+  /// Closed forms need a fixed bottom dish centre (a ground point that does not slide) and a
+  /// top one on a point or planar carrier without a sliding coordinate.
+  bool closed_form() const { return top_.has_closed_form() && !bottom_.body && bottom_.slide_offset < 0; }
   void closed_form_jacobian(const double* q, const PointBinding::Kinematics& top, double* G) const;
   void closed_form_bias(const double* v, const PointBinding::Kinematics& top, double* b) const;
   template <class T>

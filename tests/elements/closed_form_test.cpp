@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,6 +40,21 @@ elements:
   rod_planar_planar: {type: distance, a: a_tip, b: b_end, length: 1, form: squared}
   pin_planar_planar: {type: coincident, a: a_tip, b: b_end}
   pin_ground_planar: {type: coincident, a: anchor, b: a}
+  pin_point_planar: {type: coincident, a: p, b: b_end}
+)";
+
+/// Two points of one planar body in one pin: the angle column appears in both points' lists
+/// (a degenerate joint, but its rows must still be assembled once per entry).
+const char* kSameCarrier = R"(
+dimension: 2
+bodies:
+  a: {type: planar, mass: 2, inertia: 0.3}
+points:
+  a_tip: {body: a, at: [0.4, -0.2]}
+  a_end: {body: a, at: [-0.3, 0.5]}
+elements:
+  pin_on_one_body: {type: coincident, a: a_tip, b: a_end}
+  rod_on_one_body: {type: distance, a: a_tip, b: a_end, length: 1}
 )";
 
 const char* kSpatialPoints = R"(
@@ -52,6 +68,7 @@ elements:
   rod: {type: distance, a: anchor, b: p, length: 1}
   string: {type: distance, a: p, b: r, length: 2, form: squared}
   ball_joint: {type: coincident, a: p, b: r}
+  ground_joint: {type: coincident, a: anchor, b: r}
 )";
 
 /// Scales the error by the size of the reference (and 1).
@@ -137,9 +154,11 @@ int compare_with_ad(const AssembledModel& model, const std::string& label) {
 
 TEST(ClosedFormConstraints, AgreeWithAutomaticDifferentiationOnEveryCarrier) {
   auto planar = build_assembled_model(parse_model_file(kPlanarCarriers, "planar.yaml"));
-  EXPECT_EQ(compare_with_ad(*planar, "planar"), 5);
+  EXPECT_EQ(compare_with_ad(*planar, "planar"), 6);
   auto spatial = build_assembled_model(parse_model_file(kSpatialPoints, "spatial.yaml"));
-  EXPECT_EQ(compare_with_ad(*spatial, "spatial"), 3);
+  EXPECT_EQ(compare_with_ad(*spatial, "spatial"), 4);
+  auto same = build_assembled_model(parse_model_file(kSameCarrier, "same.yaml"));
+  EXPECT_EQ(compare_with_ad(*same, "same carrier"), 2);
 }
 
 TEST(ClosedFormConstraints, AgreeWithAutomaticDifferentiationInTheExampleModels) {
@@ -156,6 +175,102 @@ TEST(ClosedFormConstraints, AgreeWithAutomaticDifferentiationInTheExampleModels)
     compared += compare_with_ad(*model, entry.path().filename().string());
   }
   EXPECT_GE(compared, 12);  // four rolling balls, the four-bar's pins, the slider-cranks' rods
+}
+
+/// One call per element (constraint_terms) and one pass per evaluation (kkt_terms) give the
+/// same numbers as the separate functions, element by element and for the assembled model.
+TEST(ClosedFormConstraints, FusedTermsEqualTheSeparateFunctions) {
+  std::vector<std::unique_ptr<AssembledModel>> models;
+  for (const char* text : {kPlanarCarriers, kSpatialPoints, kSameCarrier})
+    models.push_back(build_assembled_model(parse_model_file(text, "carriers.yaml")));
+  for (const char* file : {"ris_xytheta.yaml", "four_bar.yaml", "slider_crank.yaml", "heavy_top.yaml"})
+    models.push_back(build_assembled_model(
+        load_model_file(std::string(GMBD_SOURCE_DIR) + "/examples/models/" + file)));
+  std::mt19937 rng(5);
+  int elements_compared = 0;
+  for (const auto& model : models) {
+    for (const auto& e : model->elements()) {
+      const int n = e->local_size(), nh = e->n_holonomic(), nn = e->n_nonholonomic();
+      if (nh + nn == 0) continue;
+      ++elements_compared;
+      const Local s = random_local_state(*e, rng);
+      const size_t ng = static_cast<size_t>(nh * n), nhn = static_cast<size_t>(nn * n);
+      std::vector<double> G(ng), bh(static_cast<size_t>(nh)), H(nhn), bn(static_cast<size_t>(nn));
+      std::vector<double> G1(ng), bh1(static_cast<size_t>(nh)), H1(nhn), bn1(static_cast<size_t>(nn));
+      e->constraint_terms(0.0, s.q.data(), s.v.data(), nh ? G.data() : nullptr, bh.data(),
+                          nn ? H.data() : nullptr, bn.data());
+      if (nh) {
+        e->holonomic_jacobian(0.0, s.q.data(), G1.data(), nullptr);
+        e->holonomic_bias(0.0, s.q.data(), s.v.data(), bh1.data());
+      }
+      if (nn) {
+        e->nonholonomic_jacobian(0.0, s.q.data(), H1.data());
+        e->nonholonomic_bias(0.0, s.q.data(), s.v.data(), bn1.data());
+      }
+      EXPECT_LE(gap(G, G1), 1e-15) << e->name();
+      EXPECT_LE(gap(bh, bh1), 1e-15) << e->name();
+      EXPECT_LE(gap(H, H1), 1e-15) << e->name();
+      EXPECT_LE(gap(bn, bn1), 1e-15) << e->name();
+    }
+    // The whole model: kkt_terms against mass_matrix, forces, G, H and the biases.
+    const int nq = model->nq(), nh = model->n_holonomic(), nn = model->n_nonholonomic();
+    std::uniform_real_distribution<double> u(-0.5, 0.5);
+    Vec q(nq), v(nq);
+    for (int i = 0; i < nq; ++i) q(i) = u(rng), v(i) = u(rng);
+    const Vec z = Vec::Zero(model->nz());
+    Mat M = Mat::Zero(nq, nq), G = Mat::Zero(nh, nq), H = Mat::Zero(nn, nq);
+    Vec f = Vec::Zero(nq), bh = Vec::Zero(nh), bn = Vec::Zero(nn);
+    model->kkt_terms(0.0, q, v, z, M, f, G, bh, H, bn);
+    Mat M1 = Mat::Zero(nq, nq), G1 = Mat::Zero(nh, nq), H1 = Mat::Zero(nn, nq);
+    Vec f1 = Vec::Zero(nq), bh1 = Vec::Zero(nh), bn1 = Vec::Zero(nn);
+    model->mass_matrix(0.0, q, M1);
+    model->forces(0.0, q, v, z, f1);
+    model->holonomic_jacobian(0.0, q, G1);
+    model->holonomic_bias(0.0, q, v, bh1);
+    model->nonholonomic_jacobian(0.0, q, H1);
+    model->nonholonomic_bias(0.0, q, v, bn1);
+    EXPECT_TRUE(M == M1 && G == G1 && H == H1) << model->type();
+    EXPECT_LE((f - f1).cwiseAbs().maxCoeff(), 1e-14 * std::max(1.0, f1.cwiseAbs().maxCoeff())) << model->type();
+    EXPECT_LE((bh - bh1).cwiseAbs().maxCoeff(), 1e-14 * std::max(1.0, bh1.cwiseAbs().maxCoeff())) << model->type();
+    if (nn > 0) {
+      EXPECT_LE((bn - bn1).cwiseAbs().maxCoeff(), 1e-14 * std::max(1.0, bn1.cwiseAbs().maxCoeff()));
+    }
+  }
+  EXPECT_GE(elements_compared, 20);
+}
+
+/// An element whose rows leave its declared pattern is refused when the model is finalized (the
+/// assembly would drop the entry silently otherwise).
+class UndeclaredEntry final : public elements::HolonomicElement<UndeclaredEntry> {
+ public:
+  static constexpr int kRows = 1;
+  explicit UndeclaredEntry(std::vector<int> coordinates) : HolonomicElement("product") {
+    set_coordinates(std::move(coordinates));
+  }
+  const char* type() const override { return "test_product"; }
+  std::vector<std::string> holonomic_rows() const override { return {""}; }
+  std::vector<std::vector<int>> row_coordinates() const override { return {{0}}; }  // not 1
+  template <class T>
+  void constraint(const T& /*t*/, const T* q, T* g) const {
+    g[0] = q[0] * q[1] - 1.0;
+  }
+};
+
+TEST(ClosedFormConstraints, APatternThatLeavesOutAnEntryIsRefusedAtFinalize) {
+  AssembledModel model("pattern_check", 2);
+  elements::Body body;
+  body.name = "p";
+  body.kind = elements::BodyKind::kPoint2;
+  body.mass = 1.0;
+  model.add_body(body);
+  model.add_element(std::make_unique<UndeclaredEntry>(std::vector<int>{0, 1}));
+  try {
+    model.finalize();
+    FAIL() << "finalize accepted a row pattern that leaves out p.y";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("p.y"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("row_coordinates"), std::string::npos) << e.what();
+  }
 }
 
 /// The dish slope in closed form equals the derivative of the height by AD (published dish and
@@ -178,7 +293,7 @@ TEST(ClosedFormConstraints, DishSlopeIsTheDerivativeOfTheHeight) {
 TEST(ClosedFormConstraints, DeclaredRowPatternsHoldAtRandomStates) {
   std::mt19937 rng(11);
   int checked = 0;
-  for (const char* text : {kPlanarCarriers, kSpatialPoints}) {
+  for (const char* text : {kPlanarCarriers, kSpatialPoints, kSameCarrier}) {
     auto model = build_assembled_model(parse_model_file(text, "carriers.yaml"));
     const auto ris = build_assembled_model(
         load_model_file(std::string(GMBD_SOURCE_DIR) + "/examples/models/ris_xytheta.yaml"));
