@@ -16,6 +16,16 @@ namespace gmbd::elements {
 namespace {
 constexpr int kLocalMatrix = kMaxLocalCoordinates * kMaxLocalCoordinates;
 
+/// Adds the element's local rows (row-major) into G or H at the entries [begin, end) of the
+/// scatter list: only those its row_coordinates() declares; the rest are exact zeros.
+template <class Entries>
+void scatter_add(const Entries& entries, int begin, int end, const double* local, MatRef out) {
+  for (int s = begin; s < end; ++s) {
+    const auto& entry = entries[static_cast<size_t>(s)];
+    out(entry.row, entry.column) += local[entry.local];
+  }
+}
+
 int translations(const Body& b) {
   return (b.kind == BodyKind::kPoint2 || b.kind == BodyKind::kPlanar) ? 2 : 3;
 }
@@ -424,15 +434,8 @@ void AssembledModel::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRe
     if (slot.rows == 0 && slot.nonholonomic_rows == 0) continue;
     e.constraint_terms(t, lq, lv, slot.rows > 0 ? lg : nullptr, bh.data() + slot.holonomic_row,
                        slot.nonholonomic_rows > 0 ? lh : nullptr, bn.data() + slot.nonholonomic_row);
-    // Only the entries the element declares (row_coordinates()): the rest are exact zeros.
-    for (int s = slot.holonomic_begin; s < slot.holonomic_end; ++s) {
-      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
-      G(entry.row, entry.column) += lg[entry.local];
-    }
-    for (int s = slot.nonholonomic_begin; s < slot.nonholonomic_end; ++s) {
-      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
-      H(entry.row, entry.column) += lh[entry.local];
-    }
+    scatter_add(scatter_, slot.holonomic_begin, slot.holonomic_end, lg, G);
+    scatter_add(scatter_, slot.nonholonomic_begin, slot.nonholonomic_end, lh, H);
   }
 }
 
@@ -467,11 +470,7 @@ void AssembledModel::holonomic_jacobian(double t, CVec q, MatRef G) const {
     if (slots_[k].rows == 0) continue;
     gather(e, q.data(), lq);
     e.holonomic_jacobian(t, lq, lg, nullptr);
-    // Only the entries the element declares (row_coordinates()): the rest are exact zeros.
-    for (int s = slots_[k].holonomic_begin; s < slots_[k].holonomic_end; ++s) {
-      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
-      G(entry.row, entry.column) += lg[entry.local];
-    }
+    scatter_add(scatter_, slots_[k].holonomic_begin, slots_[k].holonomic_end, lg, G);
   }
 }
 
@@ -516,10 +515,7 @@ void AssembledModel::nonholonomic_jacobian(double t, CVec q, MatRef H) const {
     const Element& e = *elements_[k];
     gather(e, q.data(), lq);
     e.nonholonomic_jacobian(t, lq, lh);
-    for (int s = slots_[k].nonholonomic_begin; s < slots_[k].nonholonomic_end; ++s) {
-      const ScatterEntry& entry = scatter_[static_cast<size_t>(s)];
-      H(entry.row, entry.column) += lh[entry.local];
-    }
+    scatter_add(scatter_, slots_[k].nonholonomic_begin, slots_[k].nonholonomic_end, lh, H);
   }
 }
 
