@@ -43,7 +43,11 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       row_redundant_(static_cast<size_t>(m_), 0),
       window_B_(Mat::Zero(m_, nq_)),
       window_scale_(Vec::Zero(nq_)),
-      window_qr_(m_, nq_) {}
+      window_qr_(m_, nq_),
+      exact_tangents_(model.has_motion_tangents()),
+      zero_mu_(Vec::Zero(nh_)) {
+  if (exact_tangents_) tangents_.resize(nq_, nz_, nh_);
+}
 
 void DaeFormulation::differential_components(VecRef id) const {
   id.head(nd_).setOnes();
@@ -195,8 +199,52 @@ void DaeFormulation::difference_state_columns(double t, CVec y, CVec yp, CVec pe
   }
 }
 
+int DaeFormulation::exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef J) {
+  const auto q = y.head(nq_);
+  const auto v = y.segment(nq_, nq_);
+  const auto z = y.segment(2 * nq_, nz_);
+  const auto lambda = y.segment(nd_, m_);
+  const bool ggl = index_ == DaeIndex::kStabilizedIndex2;
+  const CVec mu = ggl ? CVec(y.segment(nd_ + m_, nh_)) : CVec(zero_mu_);
+  evaluate_model(t, q, v, z);
+  tangents_.set_zero();
+  model_.motion_tangents(t, q, v, z, yp.segment(nq_, nq_), lambda, mu, tangents_);
+  const MotionTangents& T = tangents_;
+  const auto G = A_.topRows(nh_);
+  const int iq = 0, iv = nq_, iz = 2 * nq_, ia = nd_, ra = nd_;
+  J.setZero();
+  // r_q = q̇ − v (+ Gᵀμ)
+  J.block(iq, iv, nq_, nq_).diagonal().setConstant(-1.0);
+  if (ggl) {
+    J.block(iq, iq, nq_, nq_) = T.Gmu;
+    J.block(iq, ia + m_, nq_, nh_) = G.transpose();
+  }
+  J.block(iq, iq, nq_, nq_).diagonal().array() += cj;
+  // r_v = M v̇ + Aᵀλ − f
+  J.block(iv, iq, nq_, nq_) = T.K;
+  J.block(iv, iv, nq_, nq_) = T.C + cj * M_;
+  J.block(iv, iz, nq_, nz_) = T.Fz;
+  J.block(iv, ia, nq_, m_) = A_.transpose();
+  // r_z = ż − φ
+  J.block(iz, iq, nz_, nq_) = -T.Zq;
+  J.block(iz, iv, nz_, nq_) = -T.Zv;
+  J.block(iz, iz, nz_, nz_) = -T.Zz;
+  J.block(iz, iz, nz_, nz_).diagonal().array() += cj;
+  // Constraint rows (no non-holonomic rows here: has_motion_tangents excludes them).
+  if (ggl) {
+    J.block(ra, iq, nh_, nq_) = T.Cq;      // G v + g_t
+    J.block(ra, iv, nh_, nq_) = G;
+    J.block(ra + m_, iq, nh_, nq_) = G;    // g
+  } else {
+    J.block(ra, iq, nh_, nq_) = G;         // g
+  }
+  replace_decoupled_jacobian(cj, J);
+  return 2;
+}
+
 int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
                              MatRef J) {
+  if (exact_tangents_ && !ode_window_) return exact_jacobian(t, cj, y, yp, J);
   // Forward differences of the whole residual (or the window's) in the q, v and z columns.
   difference_state_columns(t, y, yp, perturbation_scale, J);
   if (ode_window_) {

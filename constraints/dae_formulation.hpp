@@ -42,6 +42,13 @@ namespace gmbd {
 ///   perturbation_scale), rounded so that y_j + δ_j is exactly representable
 ///   (δ_j ← (y_j + δ_j) − y_j). Cost: 2 + 2 nq + nz model evaluations per Jacobian.
 ///
+/// A model with exact tangents (Model::has_motion_tangents: an assembled model without
+/// non-holonomic rows, floats condensed or not) gets every block in closed form instead
+/// (docs/theory.md §4, "Exact iteration matrices"): with a = v̇, λ, μ from (y, ẏ),
+///   r_q: q cols cj I + ∂(Gᵀμ)/∂q (GGL);  r_v: q cols K, v cols cj M + C, z cols F_z;
+///   r_z: q, v cols −∂φ/∂q, −∂φ/∂v, z cols cj I − ∂φ/∂z;  G v + g_t rows: q cols ∂(G v + g_t)/∂q.
+/// Cost: one model evaluation and one tangent evaluation, no residuals.
+///
 /// Consistent initial values (docs/theory.md §4): DSC projection of (q, v) onto g = 0,
 /// G v + g_t = 0, h = 0 (DscProjector with the given options), then one KKT solve for v̇ and
 /// λ; μ = 0, q̇ = v, ż = φ.
@@ -144,6 +151,13 @@ class DaeFormulation final : public DaeSystem {
   Mat window_B_;
   Vec window_scale_;
   RankRevealingQr window_qr_;
+  /// The model's exact tangents (Model::motion_tangents), when it has them: the iteration
+  /// matrix is then assembled without difference quotients (exact_jacobian).
+  bool exact_tangents_ = false;
+  MotionTangents tangents_;
+  Vec zero_mu_;
+  /// J from the model's exact tangents (no window open); returns the evaluations it cost.
+  int exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef J);
 };
 
 }  // namespace gmbd

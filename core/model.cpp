@@ -22,6 +22,24 @@ void Model::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatR
   }
 }
 
+void MotionTangents::resize(int nq, int nz, int nh) {
+  K.resize(nq, nq);
+  C.resize(nq, nq);
+  Fz.resize(nq, nz);
+  Zq.resize(nz, nq);
+  Zv.resize(nz, nq);
+  Zz.resize(nz, nz);
+  Cq.resize(nh, nq);
+  Bq.resize(nh, nq);
+  Bv.resize(nh, nq);
+  Gmu.resize(nq, nq);
+  set_zero();
+}
+
+void MotionTangents::set_zero() {
+  for (Mat* m : {&K, &C, &Fz, &Zq, &Zv, &Zz, &Cq, &Bq, &Bv, &Gmu}) m->setZero();
+}
+
 const std::string& Model::constraint_name(int row) const {
   return row < n_holonomic() ? holonomic_[static_cast<size_t>(row)]
                              : nonholonomic_[static_cast<size_t>(row - n_holonomic())];

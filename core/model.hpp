@@ -19,6 +19,24 @@ struct NamedQuantity {
   std::string unit;
 };
 
+/// Tangents of M(q) a = f(t, q, v, z) − Aᵀλ, ż = φ(t, q, v, z) and the holonomic rows at one
+/// state, as implicit integrators need them (Model::motion_tangents). With r = M a + Gᵀλ_h − f:
+struct MotionTangents {
+  Mat K;    ///< ∂r/∂q = ∂(M(q) a)/∂q + Σ λ_i ∇²g_i − ∂f/∂q          (nq × nq)
+  Mat C;    ///< ∂r/∂v = −∂f/∂v                                     (nq × nq)
+  Mat Fz;   ///< ∂r/∂z = −∂f/∂z                                     (nq × nz)
+  Mat Zq;   ///< ∂φ/∂q                                              (nz × nq)
+  Mat Zv;   ///< ∂φ/∂v                                              (nz × nq)
+  Mat Zz;   ///< ∂φ/∂z                                              (nz × nz)
+  Mat Cq;   ///< ∂(G v + g_t)/∂q                                    (nh × nq)
+  Mat Bq;   ///< ∂b/∂q of the holonomic acceleration bias b (G a = b) (nh × nq)
+  Mat Bv;   ///< ∂b/∂v                                              (nh × nq)
+  Mat Gmu;  ///< ∂(Gᵀμ)/∂q = Σ μ_i ∇²g_i                            (nq × nq)
+
+  void resize(int nq, int nz, int nh);
+  void set_zero();
+};
+
 /// A multibody system described by
 ///   M(q) a = f(t, q, v, z) − Aᵀ λ,   A a = b            (docs/theory.md §1.1)
 /// with holonomic rows g(t, q) = 0 (G = ∂g/∂q) and non-holonomic rows h(t, q, v) = 0 (affine in
@@ -87,6 +105,17 @@ class Model {
   /// each element's coordinates once and lets an element compute its rows together).
   virtual void kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatRef G, VecRef bh,
                          MatRef H, VecRef bn) const;
+
+  // ---- exact tangents for implicit integrators -----------------------------------------------
+  /// True when motion_tangents() is implemented for this model (an implicit integrator then
+  /// builds its iteration matrix from it instead of difference quotients).
+  virtual bool has_motion_tangents() const { return false; }
+  /// Adds the exact tangents of the equations of motion at (t, q, v, z) with acceleration a,
+  /// multipliers λ (all rows) and GGL multipliers μ (holonomic rows; may be zeros) into
+  /// `out`, whose matrices the caller sized (MotionTangents::resize) and zeroed
+  /// (docs/theory.md §4, "Exact iteration matrices"). Must not allocate.
+  virtual void motion_tangents(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*z*/, CVec /*a*/,
+                               CVec /*lambda*/, CVec /*mu*/, MotionTangents& /*out*/) const {}
 
   // ---- non-mechanical states -----------------------------------------------------------------
   virtual void state_rates(double /*t*/, CVec /*q*/, CVec /*v*/, CVec /*z*/, VecRef /*zdot*/) const {}

@@ -818,6 +818,28 @@ void AssembledModel::bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, Ma
   }
 }
 
+bool AssembledModel::has_motion_tangents() const {
+  return n_nonholonomic() == 0 &&
+         std::all_of(elements_.begin(), elements_.end(), [](const auto& e) { return e->has_state_tangents(); });
+}
+
+void AssembledModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda, CVec mu,
+                                     MotionTangents& out) const {
+  require_finalized("motion_tangents");
+  // ∂f/∂q, ∂f/∂v, ∂f/∂z first (added), then the sign of the residual r = M a + Gᵀλ − f.
+  force_tangents(t, q, v, out.K, out.C);
+  if (nz() > 0) state_tangents(t, q, v, z, out.K, out.Fz, out.Zq, out.Zv, out.Zz);
+  out.K *= -1.0;
+  out.C *= -1.0;
+  out.Fz *= -1.0;
+  mass_product_tangent(q, a, out.K);
+  const int nh = n_holonomic();
+  if (nh == 0) return;
+  constraint_curvature(t, q, lambda.head(nh), out.K);
+  constraint_curvature(t, q, mu.head(nh), out.Gmu);
+  bias_tangents(t, q, v, out.Cq, out.Bq, out.Bv);
+}
+
 std::vector<std::string> AssembledModel::element_input_names() const {
   std::vector<std::string> names;
   for (const auto& e : elements_)

@@ -151,6 +151,12 @@ class AssembledModel final : public Model {
   /// Tangents of the holonomic rows at a moving state: ∂(G v + g_t)/∂q, ∂b/∂q, ∂b/∂v
   /// (n_holonomic × nq each, added).
   void bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, MatRef dbdq, MatRef dbdv) const;
+  /// Exact tangents for implicit integrators (Model::motion_tangents) from the ones above:
+  /// available without non-holonomic rows (their q-derivatives are not assembled) and when
+  /// every element with states has exact state tangents.
+  bool has_motion_tangents() const override;
+  void motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda, CVec mu,
+                       MotionTangents& out) const override;
   /// Inputs elements offer to linear analysis, "<element>.<input>" (voice-coil voltages).
   std::vector<std::string> element_input_names() const;
   /// Column k (index into element_input_names()) of ∂f/∂u (nq) and ∂ż/∂u (nz), added.

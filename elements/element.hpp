@@ -115,6 +115,8 @@ class Element {
   /// Exact tangents of the state part of the element (states() non-empty): adds ∂f_state/∂q
   /// (n × n), ∂f/∂z (n × nz_e), ∂ż/∂q (nz_e × n), ∂ż/∂v (nz_e × n) and ∂ż/∂z (nz_e × nz_e), all
   /// row-major. An element with states that does not override this cannot be linearised.
+  /// True when add_state_tangents() is exact for this element's states (trivially without).
+  virtual bool has_state_tangents() const { return states_.empty(); }
   virtual void add_state_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
                                   const double* /*z*/, double* /*dfdq*/, double* /*dfdz*/,
                                   double* /*dzdq*/, double* /*dzdv*/, double* /*dzdz*/) const {
@@ -386,26 +388,28 @@ class MeasureForceElement : public Element {
                           double* dfdv) const override {
     const int n = local_size();
     constexpr int k = Derived::kMeasure;
-    with_dual_size(n + 1, [&]<int N>() {
+    constexpr bool timed = time_dependent<Derived>();
+    with_dual_size(timed ? n + 1 : n, [&]<int N>() {
       using D1 = Dual<double, N>;
       using D2 = Dual<D1, N>;
-      // Second-order duals over (q, t): s, J_s (and ∂s/∂t) and ∇²s in one pass.
+      // Second-order duals over q (and t when the measure depends on it: one slot fewer
+      // otherwise, the cost grows as the square of the slots): s, J_s, ∂s/∂t and ∇²s in one pass.
       D2 qd[kMaxLocalCoordinates];
       seed_second_order(q, n, qd);
-      D2 td(D1::variable(t, n));
-      td.d[static_cast<size_t>(n)] = D1(1.0);
+      D2 td(timed ? D1::variable(t, n) : D1(t));
+      if constexpr (timed) td.d[static_cast<size_t>(n)] = D1(1.0);
       D2 s[k];
       self().measure(td, qd, s);
       double sv[k], sdot[k], F[k], Fs[k * k], Fsd[k * k];
       double J[k][kMaxLocalCoordinates] = {}, dsdot_dq[k][kMaxLocalCoordinates] = {};
       for (int m = 0; m < k; ++m) {
         sv[m] = s[m].v.v;
-        sdot[m] = s[m].v.d[static_cast<size_t>(n)];
+        sdot[m] = timed ? s[m].v.d[static_cast<size_t>(n)] : 0.0;
         for (int i = 0; i < n; ++i) {
           J[m][i] = s[m].v.d[static_cast<size_t>(i)];
           sdot[m] += J[m][i] * v[i];
           // ∂ṡ/∂q_i = Σ_j ∂²s/∂q_i∂q_j v_j + ∂²s/∂q_i∂t
-          double acc = s[m].d[static_cast<size_t>(i)].d[static_cast<size_t>(n)];
+          double acc = timed ? s[m].d[static_cast<size_t>(i)].d[static_cast<size_t>(n)] : 0.0;
           for (int j = 0; j < n; ++j)
             acc += s[m].d[static_cast<size_t>(i)].d[static_cast<size_t>(j)] * v[j];
           dsdot_dq[m][i] = acc;

@@ -40,6 +40,12 @@ FloatCondensedModel::FloatCondensedModel(std::shared_ptr<const AssembledModel> i
   r_f_ = Vec::Zero(nf);
   dq_f_ = Vec::Zero(nf);
   lu_ = Eigen::PartialPivLU<Mat>(nf);
+  full_tangents_.resize(n, inner_->nz(), inner_->n_holonomic());
+  K_ff_ = Mat::Zero(nf, nf);
+  X_q_ = R_q_ = Mat::Zero(nf, nq());
+  X_v_ = R_v_ = Mat::Zero(nf, nq());
+  X_z_ = R_z_ = Mat::Zero(nf, inner_->nz());
+  tangent_lu_ = Eigen::PartialPivLU<Mat>(nf);
   // Force scale for the balance: the largest weight (as the equilibrium solver judges forces).
   const double g = std::sqrt(inner_->gravity().squared_norm());
   for (const auto& b : inner_->bodies()) force_scale_ = std::max(force_scale_, b.mass * g);
@@ -129,6 +135,78 @@ void FloatCondensedModel::forces(double t, CVec q, CVec v, CVec z, VecRef f) con
     inner_->forces(t, q_full_, v_full_, z, f_full_);
   }
   for (size_t i = 0; i < kept_.size(); ++i) f(static_cast<Eigen::Index>(i)) = f_full_(kept_[i]);
+}
+
+void FloatCondensedModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda,
+                                          CVec mu, MotionTangents& out) const {
+  // The balance at (t, q, v, z) fixes q_f; the inner tangents are taken there, floats at rest
+  // with zero acceleration (they carry no mass: their a_f never enters).
+  expand(t, q, v, z);
+  a_full_.setZero();
+  for (size_t i = 0; i < kept_.size(); ++i) a_full_(kept_[i]) = a(static_cast<Eigen::Index>(i));
+  MotionTangents& F = full_tangents_;
+  F.set_zero();
+  inner_->motion_tangents(t, q_full_, v_full_, z, a_full_, lambda, mu, F);
+  const int nc = nq(), nf = static_cast<int>(floats_.size()), nz_ = nz();
+  const auto kc = [&](int i) { return kept_[static_cast<size_t>(i)]; };
+  const auto kf = [&](int i) { return floats_[static_cast<size_t>(i)]; };
+  // Float rows of r are −f_f (no mass, no constraint touches a float): 0 = dr_f = K_ff dq_f +
+  // K_fx dx gives dq_f = −K_ff⁻¹ K_fx dx for x = q_c, v, z.
+  if (nf > 0) {
+    for (int i = 0; i < nf; ++i) {
+      for (int j = 0; j < nf; ++j) K_ff_(i, j) = F.K(kf(i), kf(j));
+      for (int j = 0; j < nc; ++j) {
+        R_q_(i, j) = F.K(kf(i), kc(j));
+        R_v_(i, j) = F.C(kf(i), kc(j));
+      }
+      for (int j = 0; j < nz_; ++j) R_z_(i, j) = F.Fz(kf(i), j);
+    }
+    tangent_lu_.compute(K_ff_);
+    X_q_ = tangent_lu_.solve(R_q_);
+    X_v_ = tangent_lu_.solve(R_v_);
+    if (nz_ > 0) X_z_ = tangent_lu_.solve(R_z_);
+  }
+  // Condensed: d(·)/dx_c = ∂(·)/∂x_c − ∂(·)/∂q_f X_x for every row that sees the floats.
+  for (int i = 0; i < nc; ++i) {
+    for (int j = 0; j < nc; ++j) {
+      double k = F.K(kc(i), kc(j)), c = F.C(kc(i), kc(j));
+      for (int l = 0; l < nf; ++l) {
+        k -= F.K(kc(i), kf(l)) * X_q_(l, j);
+        c -= F.K(kc(i), kf(l)) * X_v_(l, j);
+      }
+      out.K(i, j) += k;
+      out.C(i, j) += c;
+      out.Gmu(i, j) += F.Gmu(kc(i), kc(j));
+    }
+    for (int j = 0; j < nz_; ++j) {
+      double fz = F.Fz(kc(i), j);
+      for (int l = 0; l < nf; ++l) fz -= F.K(kc(i), kf(l)) * X_z_(l, j);
+      out.Fz(i, j) += fz;
+    }
+  }
+  for (int s = 0; s < nz_; ++s) {
+    for (int j = 0; j < nc; ++j) {
+      double zq = F.Zq(s, kc(j)), zv = F.Zv(s, kc(j));
+      for (int l = 0; l < nf; ++l) {
+        zq -= F.Zq(s, kf(l)) * X_q_(l, j);
+        zv -= F.Zq(s, kf(l)) * X_v_(l, j);
+      }
+      out.Zq(s, j) += zq;
+      out.Zv(s, j) += zv;
+    }
+    for (int j = 0; j < nz_; ++j) {
+      double zz = F.Zz(s, j);
+      for (int l = 0; l < nf; ++l) zz -= F.Zq(s, kf(l)) * X_z_(l, j);
+      out.Zz(s, j) += zz;
+    }
+  }
+  // Constraint rows never touch floats (refused at construction).
+  for (int r = 0; r < out.Cq.rows(); ++r)
+    for (int j = 0; j < nc; ++j) {
+      out.Cq(r, j) += F.Cq(r, kc(j));
+      out.Bq(r, j) += F.Bq(r, kc(j));
+      out.Bv(r, j) += F.Bv(r, kc(j));
+    }
 }
 
 void FloatCondensedModel::holonomic(double t, CVec q, VecRef g) const {

@@ -49,6 +49,11 @@ class FloatCondensedModel final : public Model {
   bool has_energy() const override { return true; }
   bool conserves_energy() const override { return inner_->conserves_energy(); }
   double energy(double t, CVec q, CVec v) const override;
+  /// Exact tangents of the condensed system: the inner model's at the solved balance, with the
+  /// floats eliminated by the Schur complement of their stiffness (dq_f = −K_ff⁻¹ K_f· dx).
+  bool has_motion_tangents() const override { return inner_->has_motion_tangents(); }
+  void motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda, CVec mu,
+                       MotionTangents& out) const override;
   std::vector<NamedQuantity> output_quantities() const override;
   void derived_outputs(double t, CVec q, CVec v, CVec a, CVec lambda, CVec z, VecRef out) const override;
   void correction_weights(VecRef w) const override;
@@ -69,6 +74,11 @@ class FloatCondensedModel final : public Model {
   mutable Mat M_full_, dfdq_, dfdv_, J_ff_, G_full_;
   mutable Vec r_f_, dq_f_;
   mutable Eigen::PartialPivLU<Mat> lu_;
+  // motion_tangents(): the inner model's tangents over all coordinates, the float block's LU
+  // the float rows of K, C, Fz (R) and K_ff⁻¹ R (X).
+  mutable MotionTangents full_tangents_;
+  mutable Mat K_ff_, R_q_, R_v_, R_z_, X_q_, X_v_, X_z_;
+  mutable Eigen::PartialPivLU<Mat> tangent_lu_;
   mutable bool have_lu_ = false;
 };
 

@@ -56,6 +56,7 @@ class VoiceCoil final : public MeasureForceElement<VoiceCoil> {
                    double* zdot) const override;
   /// Exact tangents of A I J_x and of the circuit equation (x measured by nested duals):
   /// ∂f/∂q = A I ∇²x, ∂f/∂I = A J_x, ∂İ/∂q = −(A/L) ∇²x v, ∂İ/∂v = −(A/L) J_x, ∂İ/∂I = −R/L.
+  bool has_state_tangents() const override { return true; }
   void add_state_tangents(double t, const double* q, const double* v, const double* z,
                           double* dfdq, double* dfdz, double* dzdq, double* dzdv,
                           double* dzdz) const override;
