@@ -74,6 +74,68 @@ void StabilizedDynamics::rhs(double t, CVec z, VecRef zdot) {
   }
 }
 
+bool StabilizedDynamics::has_jacobian() const { return model_.has_motion_tangents(); }
+
+void StabilizedDynamics::size_jacobian_workspace() {
+  const int nh = model_.n_holonomic(), n = 2 * nq_ + nz_;
+  tangents_.resize(nq_, nz_, nh, true);
+  jacobian_kkt_ = Mat::Zero(nq_ + nh, nq_ + nh);
+  jacobian_rhs_ = Mat::Zero(nq_ + nh, n);
+  jacobian_solution_ = Mat::Zero(nq_ + nh, n);
+  zdot_work_ = Vec::Zero(n);
+  zero_mu_ = Vec::Zero(nh);
+  jacobian_lu_ = Eigen::PartialPivLU<Mat>(nq_ + nh);
+}
+
+bool StabilizedDynamics::jacobian(double t, CVec z, MatRef J) {
+  if (!model_.has_motion_tangents()) return false;
+  const int nh = model_.n_holonomic(), n = 2 * nq_ + nz_;
+  if (jacobian_rhs_.cols() != n) size_jacobian_workspace();
+  rhs(t, z, zdot_work_);  // a, λ (with the Baumgarte terms of this right-hand side)
+  const auto q = z.head(nq_);
+  const auto v = z.segment(nq_, nq_);
+  const auto zm = z.tail(nz_);
+  tangents_.set_zero();
+  model_.motion_tangents(t, q, v, zm, kkt_.acceleration(), kkt_.multipliers(), zero_mu_, tangents_);
+  const MotionTangents& T = tangents_;
+  const auto G = kkt_.constraint_matrix().topRows(nh);
+  // [M Gᵀ; G 0]
+  jacobian_kkt_.topLeftCorner(nq_, nq_) = kkt_.mass_matrix();
+  jacobian_kkt_.topRightCorner(nq_, nh) = G.transpose();
+  jacobian_kkt_.bottomLeftCorner(nh, nq_) = G;
+  jacobian_lu_.compute(jacobian_kkt_);
+  // A singular KKT matrix (decoupled coordinates, redundant rows, a singular position): the
+  // minimum-norm solve of the right-hand side has no derivative this LU can give.
+  const double pivot_floor = 1e-12 * jacobian_kkt_.cwiseAbs().maxCoeff();
+  if (!(jacobian_lu_.matrixLU().diagonal().cwiseAbs().minCoeff() > pivot_floor)) return false;
+  // Right-hand sides, columns (q, v, z).
+  auto top = jacobian_rhs_.topRows(nq_);
+  top.leftCols(nq_) = -T.K;
+  top.middleCols(nq_, nq_) = -T.C;
+  top.rightCols(nz_) = -T.Fz;
+  if (nh > 0) {
+    auto bottom = jacobian_rhs_.bottomRows(nh);
+    bottom.leftCols(nq_) = T.Bq - T.Gaq;
+    bottom.middleCols(nq_, nq_) = T.Bv;
+    bottom.rightCols(nz_).setZero();
+    if (options_.baumgarte) {
+      bottom.leftCols(nq_) -= options_.gains.alpha * T.Cq + options_.gains.beta * G;
+      bottom.middleCols(nq_, nq_) -= options_.gains.alpha * G;
+    }
+  }
+  jacobian_solution_ = jacobian_lu_.solve(jacobian_rhs_);
+  J.setZero();
+  J.block(0, nq_, nq_, nq_).diagonal().setOnes();  // q̇ = v
+  J.middleRows(nq_, nq_) = jacobian_solution_.topRows(nq_);
+  if (nz_ > 0) {
+    auto rows = J.bottomRows(nz_);
+    rows.leftCols(nq_) = T.Zq;
+    rows.middleCols(nq_, nq_) = T.Zv;
+    rows.rightCols(nz_) = T.Zz;
+  }
+  return J.allFinite();
+}
+
 double StabilizedDynamics::project(double t, VecRef z) {
   if (!dsc_) return 0.0;
   auto q = z.head(nq_);

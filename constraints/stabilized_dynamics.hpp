@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <Eigen/LU>
+
 #include "constraints/baumgarte.hpp"
 #include "constraints/dae_formulation.hpp"
 #include "constraints/dsc.hpp"
@@ -38,6 +40,15 @@ class StabilizedDynamics : public OdeSystem {
   int dimension() const override { return 2 * nq_ + nz_; }
   void rhs(double t, CVec z, VecRef zdot) override;
   bool has_projection() const override { return dsc_.has_value(); }
+  /// The exact Jacobian of ż = (v, a, φ) when the model has exact tangents
+  /// (Model::has_motion_tangents): δa from the differentiated KKT system
+  ///   M δa + Gᵀδλ = −K δq − C δv − F_z δz,
+  ///   G δa = (∂b/∂q − ∂(G a)/∂q − α ∂ġ/∂q − β G) δq + (∂b/∂v − α G) δv
+  /// (α, β the Baumgarte gains when on), solved with one LU of [M Gᵀ; G 0] for all columns.
+  /// False (difference quotients) at a state whose KKT matrix is singular (decoupled
+  /// coordinates, redundant rows, a singular position).
+  bool has_jacobian() const override;
+  bool jacobian(double t, CVec z, MatRef J) override;
   double project(double t, VecRef z) override;
   /// With DSC on a dependent-only projection (DscOptions::dependent_only) and a model that
   /// partitions its coordinates (some correction weight 0): masks out the dependent coordinates
@@ -88,6 +99,12 @@ class StabilizedDynamics : public OdeSystem {
   bool evaluated_valid_ = false;
   long reused_ = 0;
   std::optional<DscProjector> dsc_;
+  // jacobian() workspace, sized on first use (initialize time of an implicit integrator).
+  MotionTangents tangents_;
+  Mat jacobian_kkt_, jacobian_rhs_, jacobian_solution_;
+  Vec zdot_work_, zero_mu_;
+  Eigen::PartialPivLU<Mat> jacobian_lu_;
+  void size_jacobian_workspace();
   std::optional<DaeFormulation> dae_index2_, dae_index3_;
   ModelInputs inputs_;
 };

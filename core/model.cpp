@@ -22,7 +22,7 @@ void Model::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatR
   }
 }
 
-void MotionTangents::resize(int nq, int nz, int nh) {
+void MotionTangents::resize(int nq, int nz, int nh, bool acceleration_rows) {
   K.resize(nq, nq);
   C.resize(nq, nq);
   Fz.resize(nq, nz);
@@ -33,11 +33,12 @@ void MotionTangents::resize(int nq, int nz, int nh) {
   Bq.resize(nh, nq);
   Bv.resize(nh, nq);
   Gmu.resize(nq, nq);
+  Gaq.resize(acceleration_rows ? nh : 0, nq);
   set_zero();
 }
 
 void MotionTangents::set_zero() {
-  for (Mat* m : {&K, &C, &Fz, &Zq, &Zv, &Zz, &Cq, &Bq, &Bv, &Gmu}) m->setZero();
+  for (Mat* m : {&K, &C, &Fz, &Zq, &Zv, &Zz, &Cq, &Bq, &Bv, &Gmu, &Gaq}) m->setZero();
 }
 
 const std::string& Model::constraint_name(int row) const {

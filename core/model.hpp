@@ -32,8 +32,11 @@ struct MotionTangents {
   Mat Bq;   ///< ∂b/∂q of the holonomic acceleration bias b (G a = b) (nh × nq)
   Mat Bv;   ///< ∂b/∂v                                              (nh × nq)
   Mat Gmu;  ///< ∂(Gᵀμ)/∂q = Σ μ_i ∇²g_i                            (nq × nq)
+  /// ∂(G(q) a)/∂q (nh × nq), row i = (∇²g_i a)ᵀ: filled only when sized (resize with
+  /// `acceleration_rows`; the state-space Jacobian of an ODE integrator needs it, IDA not).
+  Mat Gaq;
 
-  void resize(int nq, int nz, int nh);
+  void resize(int nq, int nz, int nh, bool acceleration_rows = false);
   void set_zero();
 };
 

@@ -23,6 +23,12 @@ class OdeSystem {
   /// Projects z in place onto the manifold and returns the 2-norm of the correction.
   /// Must not allocate. May throw CorrectionError.
   virtual double project(double /*t*/, VecRef /*z*/) { return 0.0; }
+  /// True when jacobian() gives ∂F/∂z in closed form (for implicit integrators' iteration
+  /// matrices; otherwise they difference F).
+  virtual bool has_jacobian() const { return false; }
+  /// J = ∂F/∂z at (t, z) (dimension() × dimension()). Returns false when it cannot at this
+  /// state (the integrator then differences). Must not allocate. May throw NumericalError.
+  virtual bool jacobian(double /*t*/, CVec /*z*/, MatRef /*J*/) { return false; }
   /// Which components of z an adaptive integrator's local error test should see. Returns false
   /// (and leaves `mask` alone) when all of them; otherwise writes mask_i = 1 for a tested
   /// component and 0 for one the projection recomputes from the others (DSC's dependent

@@ -838,6 +838,28 @@ void AssembledModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, C
   constraint_curvature(t, q, lambda.head(nh), out.K);
   constraint_curvature(t, q, mu.head(nh), out.Gmu);
   bias_tangents(t, q, v, out.Cq, out.Bq, out.Bv);
+  if (out.Gaq.rows() == nh) acceleration_row_tangent(t, q, a, out.Gaq);
+}
+
+void AssembledModel::acceleration_row_tangent(double t, CVec q, CVec a, MatRef out) const {
+  double lq[kMaxLocalCoordinates], la[kMaxLocalCoordinates], zero[kMaxLocalCoordinates] = {};
+  double c[kMaxElementRows * kMaxLocalCoordinates], c0[kMaxElementRows * kMaxLocalCoordinates],
+      bq[kMaxElementRows * kMaxLocalCoordinates], bv[kMaxElementRows * kMaxLocalCoordinates];
+  for (size_t k = 0; k < elements_.size(); ++k) {
+    const Element& e = *elements_[k];
+    const int rows = slots_[k].rows;
+    if (rows == 0) continue;
+    const int n = e.local_size();
+    gather(e, q.data(), lq);
+    gather(e, a.data(), la);
+    std::fill(c, c + rows * n, 0.0);
+    std::fill(c0, c0 + rows * n, 0.0);
+    e.add_bias_tangents(t, lq, la, c, bq, bv);
+    if (e.time_dependent_rows()) e.add_bias_tangents(t, lq, zero, c0, bq, bv);
+    const int row0 = slots_[k].holonomic_row;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < n; ++i) out(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += c[r * n + i] - c0[r * n + i];
+  }
 }
 
 std::vector<std::string> AssembledModel::element_input_names() const {

@@ -157,6 +157,9 @@ class AssembledModel final : public Model {
   bool has_motion_tangents() const override;
   void motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda, CVec mu,
                        MotionTangents& out) const override;
+  /// ∂(G(q) a)/∂q for a fixed a (n_holonomic × nq, added): the elements' ∂(G v + g_t)/∂q at
+  /// v = a, less their ∂g_t/∂q (v = 0) for time-dependent rows.
+  void acceleration_row_tangent(double t, CVec q, CVec a, MatRef out) const;
   /// Inputs elements offer to linear analysis, "<element>.<input>" (voice-coil voltages).
   std::vector<std::string> element_input_names() const;
   /// Column k (index into element_input_names()) of ∂f/∂u (nq) and ∂ż/∂u (nz), added.

@@ -145,6 +145,7 @@ void FloatCondensedModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec
   a_full_.setZero();
   for (size_t i = 0; i < kept_.size(); ++i) a_full_(kept_[i]) = a(static_cast<Eigen::Index>(i));
   MotionTangents& F = full_tangents_;
+  if (F.Gaq.rows() != out.Gaq.rows()) F.Gaq.resize(out.Gaq.rows(), q_full_.size());  // first call only
   F.set_zero();
   inner_->motion_tangents(t, q_full_, v_full_, z, a_full_, lambda, mu, F);
   const int nc = nq(), nf = static_cast<int>(floats_.size()), nz_ = nz();
@@ -207,6 +208,8 @@ void FloatCondensedModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec
       out.Bq(r, j) += F.Bq(r, kc(j));
       out.Bv(r, j) += F.Bv(r, kc(j));
     }
+  for (int r = 0; r < out.Gaq.rows(); ++r)
+    for (int j = 0; j < nc; ++j) out.Gaq(r, j) += F.Gaq(r, kc(j));
 }
 
 void FloatCondensedModel::holonomic(double t, CVec q, VecRef g) const {

@@ -252,9 +252,10 @@ TEST(NoAllocation, AssembledModelsWithDsc) {
   }
 }
 
-// IDA's exact iteration matrix from element tangents (Model::motion_tangents) on assembled
-// models, a quad with its six blade-tip floats condensed (the Schur complement) included.
-TEST(NoAllocation, IdaExactTangentsOnAssembledModels) {
+// IDA's and CVODE's exact iteration matrices from element tangents (Model::motion_tangents)
+// on assembled models, a quad with its six blade-tip floats condensed (the Schur complement)
+// included.
+TEST(NoAllocation, ExactTangentsOnAssembledModels) {
   for (const char* file : {"examples/models/heavy_top.yaml", "examples/models/four_bar.yaml",
                            "examples/suspensions/quad.yaml"}) {
     const ModelFileSpec spec = load_model_file(std::string(GMBD_SOURCE_DIR) + "/" + file);
@@ -275,7 +276,7 @@ TEST(NoAllocation, IdaExactTangentsOnAssembledModels) {
       DscProjector projector(model, {});
       projector.correct(0.0, q0, v0);
     }
-    for (const char* method : {"ida", "ida-index3"}) {
+    for (const char* method : {"ida", "ida-index3", "cvode-bdf"}) {
       IntegratorOptions options;
       options.method = method;
       options.rtol = 1e-8;
