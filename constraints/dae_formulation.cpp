@@ -45,7 +45,9 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       window_scale_(Vec::Zero(nq_)),
       window_qr_(m_, nq_),
       exact_tangents_(model.has_motion_tangents()),
-      zero_mu_(Vec::Zero(nh_)) {
+      zero_mu_(Vec::Zero(nh_)),
+      kept_state_part_(Mat::Zero(n_, n_)),
+      kept_mass_(Mat::Zero(nq_, nq_)) {
   if (exact_tangents_) tangents_.resize(nq_, nz_, nh_);
 }
 
@@ -212,34 +214,50 @@ int DaeFormulation::exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef 
   const MotionTangents& T = tangents_;
   const auto G = A_.topRows(nh_);
   const int iq = 0, iv = nq_, iz = 2 * nq_, ia = nd_, ra = nd_;
-  J.setZero();
+  // ∂F/∂y (kept for rescale_jacobian); ∂F/∂ẏ = blockdiag(I, M, I, 0) is added by add_rate_part.
+  Mat& S = kept_state_part_;
+  S.setZero();
   // r_q = q̇ − v (+ Gᵀμ)
-  J.block(iq, iv, nq_, nq_).diagonal().setConstant(-1.0);
+  S.block(iq, iv, nq_, nq_).diagonal().setConstant(-1.0);
   if (ggl) {
-    J.block(iq, iq, nq_, nq_) = T.Gmu;
-    J.block(iq, ia + m_, nq_, nh_) = G.transpose();
+    S.block(iq, iq, nq_, nq_) = T.Gmu;
+    S.block(iq, ia + m_, nq_, nh_) = G.transpose();
   }
-  J.block(iq, iq, nq_, nq_).diagonal().array() += cj;
   // r_v = M v̇ + Aᵀλ − f
-  J.block(iv, iq, nq_, nq_) = T.K;
-  J.block(iv, iv, nq_, nq_) = T.C + cj * M_;
-  J.block(iv, iz, nq_, nz_) = T.Fz;
-  J.block(iv, ia, nq_, m_) = A_.transpose();
+  S.block(iv, iq, nq_, nq_) = T.K;
+  S.block(iv, iv, nq_, nq_) = T.C;
+  S.block(iv, iz, nq_, nz_) = T.Fz;
+  S.block(iv, ia, nq_, m_) = A_.transpose();
   // r_z = ż − φ
-  J.block(iz, iq, nz_, nq_) = -T.Zq;
-  J.block(iz, iv, nz_, nq_) = -T.Zv;
-  J.block(iz, iz, nz_, nz_) = -T.Zz;
-  J.block(iz, iz, nz_, nz_).diagonal().array() += cj;
+  S.block(iz, iq, nz_, nq_) = -T.Zq;
+  S.block(iz, iv, nz_, nq_) = -T.Zv;
+  S.block(iz, iz, nz_, nz_) = -T.Zz;
   // Constraint rows (no non-holonomic rows here: has_motion_tangents excludes them).
   if (ggl) {
-    J.block(ra, iq, nh_, nq_) = T.Cq;      // G v + g_t
-    J.block(ra, iv, nh_, nq_) = G;
-    J.block(ra + m_, iq, nh_, nq_) = G;    // g
+    S.block(ra, iq, nh_, nq_) = T.Cq;      // G v + g_t
+    S.block(ra, iv, nh_, nq_) = G;
+    S.block(ra + m_, iq, nh_, nq_) = G;    // g
   } else {
-    J.block(ra, iq, nh_, nq_) = G;         // g
+    S.block(ra, iq, nh_, nq_) = G;         // g
   }
-  replace_decoupled_jacobian(cj, J);
+  kept_mass_ = M_;
+  kept_valid_ = true;
+  add_rate_part(cj, J);
   return 2;
+}
+
+void DaeFormulation::add_rate_part(double cj, MatRef J) const {
+  J = kept_state_part_;
+  J.block(0, 0, nq_, nq_).diagonal().array() += cj;
+  J.block(nq_, nq_, nq_, nq_) += cj * kept_mass_;
+  J.block(2 * nq_, 2 * nq_, nz_, nz_).diagonal().array() += cj;
+  replace_decoupled_jacobian(cj, J);
+}
+
+bool DaeFormulation::rescale_jacobian(double cj, MatRef J) {
+  if (!kept_valid_ || ode_window_) return false;
+  add_rate_part(cj, J);
+  return true;
 }
 
 int DaeFormulation::jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
@@ -317,6 +335,7 @@ void DaeFormulation::mark_redundant_rows(double t0) {
 }
 
 double DaeFormulation::consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) {
+  kept_valid_ = false;  // a restart: the next iteration matrix is evaluated afresh
   // DSC projection of (q, v), then one KKT solve for v̇ and λ.
   q0_ = z0.head(nq_);
   v0_ = z0.segment(nq_, nq_);
@@ -462,6 +481,7 @@ bool DaeFormulation::update_singular_window(double t, CVec y) {
 }
 
 void DaeFormulation::reset_singular_window() {
+  kept_valid_ = false;
   ode_window_ = false;
   window_exit_ratio_ = 0.0;
   reference_margin_ = 0.0;

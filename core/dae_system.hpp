@@ -65,6 +65,12 @@ class DaeSystem {
     return 0;
   }
 
+  /// Rebuilds the iteration matrix for a new cj from ∂F/∂y and ∂F/∂ẏ kept from the last
+  /// jacobian() call, without evaluating the model (a modified Newton iteration: the integrator
+  /// decides when tangents from an earlier state are still good enough). Returns false when
+  /// there is nothing to reuse (the integrator then calls jacobian()). Must not allocate.
+  virtual bool rescale_jacobian(double /*cj*/, MatRef /*J*/) { return false; }
+
   /// Consistent initial values from the ODE state z0 (size state_dimension()): writes y0 and
   /// ẏ0 (size dimension()) with F(t0, y0, ẏ0) = 0 to round-off. May correct z0's
   /// components (e.g. project onto the constraints) and returns the size of that correction.

@@ -251,6 +251,32 @@ struct SundialsIda::Impl {
   long steps_before = 0, rejected_before = 0;  ///< IDA counters of the memory before IDAReInit
   bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
 
+  /// Modified Newton across steps, as CVODE's linear solver interface does it: IDA asks for a
+  /// new iteration matrix whenever cj = α/h has changed by more than 25 % (at every stop on an
+  /// input breakpoint, for one) or Newton failed. Unless Newton failed since the tangents were
+  /// taken, or they are kMaxStepsBetweenTangents steps old, the matrix is rebuilt from the
+  /// kept ∂F/∂y and ∂F/∂ẏ with the new cj (DaeSystem::rescale_jacobian: no model evaluation).
+  static constexpr long kMaxStepsBetweenTangents = 50;
+  long tangents_taken_at_step = -1;  ///< step count at the last jacobian(); −1: none since (re)init
+  long newton_failures_seen = 0;
+  long current_steps() const {
+    long nst = 0;
+    IDAGetNumSteps(memory, &nst);
+    return nst;
+  }
+  bool reuse_tangents(double cj, MatRef J) {
+    long ncfn = 0;
+    IDAGetNumNonlinSolvConvFails(memory, &ncfn);
+    const bool newton_failed = ncfn != newton_failures_seen;
+    newton_failures_seen = ncfn;
+    if (newton_failed || tangents_taken_at_step < 0 ||
+        current_steps() - tangents_taken_at_step >= kMaxStepsBetweenTangents)
+      return false;
+    if (!dae->rescale_jacobian(cj, J)) return false;
+    scale_rows(J);
+    return true;
+  }
+
   /// IDASetStopTime before an IDASolve call from tn: the earliest of the next input
   /// breakpoint, stop_time and `limit`.
   void set_stop_time(double tn, double limit) {
@@ -313,6 +339,8 @@ int ida_jacobian(double t, double cj, N_Vector y, N_Vector yp, N_Vector /*r*/, S
                  void* user, N_Vector /*tmp1*/, N_Vector /*tmp2*/, N_Vector /*tmp3*/) {
   auto& s = *static_cast<SundialsIda::Impl*>(user);
   return s.status.run([&] {
+    Eigen::Map<Mat> Jm(SUNDenseMatrix_Data(J), s.n, s.n);
+    if (s.reuse_tangents(cj, Jm)) return Jm.allFinite();
     const auto yv = ss::cmap(y);
     const auto ypv = ss::cmap(yp);
     // Increment floor: max(1/w_i, |h ẏ_i|) (w = error weights), as IDA's own DQ Jacobian.
@@ -323,8 +351,8 @@ int ida_jacobian(double t, double cj, N_Vector y, N_Vector yp, N_Vector /*r*/, S
       const double w = s.weights(i);
       s.scale(i) = std::max(w > 0.0 ? 1.0 / w : 0.0, std::abs(h * ypv(i)));
     }
-    Eigen::Map<Mat> Jm(SUNDenseMatrix_Data(J), s.n, s.n);
     s.model_evaluations += s.dae->jacobian(t, cj, yv, ypv, s.scale, Jm);
+    s.tangents_taken_at_step = s.current_steps();
     s.scale_rows(Jm);
     return Jm.allFinite();
   });
@@ -473,6 +501,8 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   if (s.memory == nullptr) throw std::runtime_error("IDACreate failed");
   ss::check_setup(IDASetErrHandlerFn(s.memory, ida_error_handler, &s.message), "IDASetErrHandlerFn");
   ss::check_setup(IDAInit(s.memory, ida_residual, t0, s.y_view.get(), s.yp_view.get()), "IDAInit");
+  s.tangents_taken_at_step = -1;
+  s.newton_failures_seen = 0;
   // atol for differential unknowns, kAlgebraicAtol for multipliers.
   for (int i = 0; i < s.n; ++i) s.atol(i) = differential(i) != 0.0 ? o.atol : kAlgebraicAtol;
   if (h_scaled_weights) {
@@ -564,6 +594,8 @@ void SundialsIda::reinit_from(double t) {
   s.yp_out = s.yp;
   s.t0 = t;
   ss::check_setup(IDAReInit(s.memory, t, s.y_view.get(), s.yp_view.get()), "IDAReInit");
+  s.tangents_taken_at_step = -1;  // IDAReInit zeroes IDA's counters
+  s.newton_failures_seen = 0;
   if (hlast > 0.0) ss::check_setup(IDASetInitStep(s.memory, hlast), "IDASetInitStep");
   if (std::isfinite(s.options.stop_time)) {
     ss::check_setup(IDASetStopTime(s.memory, s.options.stop_time), "IDASetStopTime");
