@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/linear_analysis.hpp"
+#include "core/errors.hpp"
 #include "elements/float_condensation.hpp"
 #include "builder/model_builder.hpp"
 #include "simulation/run_config.hpp"
@@ -95,6 +96,40 @@ TEST(QuadTimeDomain, SineShakeFollowsTheLinearTransferFunction) {
   // response amplitude; 1e-8 leaves margin while a wrong float condensation or a sign is O(1).
   EXPECT_LE(worst, 1e-8 * amplitude) << "amplitude " << amplitude;  // measured 9e-12
   RecordProperty("relative_deviation", exact(worst / amplitude));
+}
+
+// A float (a massless junction held by springs) with a damper on it would be a first-order
+// state, and one that nothing holds has no position: a run refuses both when it prepares, with
+// the float's name and the reason (as the linear analysis does), instead of running.
+TEST(TimeDomainFloats, ADampedOrUnheldFloatIsRefusedBeforeTheRun) {
+  const test::TempDir dir("gmbd_floats_");
+  const auto model = [](const std::string& s1_extra, bool held) {
+    return std::string("dimension: 2\nbodies:\n  junction: {type: point, mass: 0}\n  mass: {type: point, mass: 2}\n"
+                       "points:\n  a: {body: ground, at: [0, 0]}\n  b: {body: ground, at: [0, 1]}\nelements:\n") +
+           (held ? "  s1: {type: spring_damper, a: a, b: junction, stiffness: 100, rest_length: 0.5" + s1_extra + "}\n"
+                   "  s2: {type: spring_damper, a: b, b: junction, stiffness: 100, rest_length: 0.5}\n"
+                   "  s3: {type: spring_damper, a: junction, b: mass, stiffness: 300, rest_length: 0.5}\n"
+                 : "  s3: {type: spring_damper, a: a, b: mass, stiffness: 300, rest_length: 0.5}\n") +
+           "initial: {junction.x: 0.5, junction.y: 0.5, mass.x: 1.0, mass.y: 0.5}\n";
+  };
+  const auto prepare_error = [&](const std::string& model_text) {
+    const std::string file = dir.file("float.yaml");
+    std::ofstream(file) << model_text;
+    const std::string run = "name: f\nmodel: {file: " + file + "}\nintegrator: {method: rk4, dt: 0.001}\n"
+                            "stabilization: {method: none}\ntime: {end: 0.01, output_interval: 0.01}\n";
+    try {
+      const PreparedRun prepared = prepare_run(parse_run_config(run, "<floats>"));
+      EXPECT_NE(dynamic_cast<const elements::FloatCondensedModel*>(prepared.built.model.get()), nullptr);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(prepare_error(model("", true)), "");  // held, undamped: a float, condensed
+  const std::string damped = prepare_error(model(", damping: 2", true));
+  EXPECT_NE(damped.find("float 'junction.x' has viscous damping"), std::string::npos) << damped;
+  const std::string unheld = prepare_error(model("", false));
+  EXPECT_NE(unheld.find("'junction.x' has no mass and no constraint holds it"), std::string::npos) << unheld;
 }
 
 }  // namespace
