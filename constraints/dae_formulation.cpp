@@ -48,7 +48,7 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       zero_mu_(Vec::Zero(nh_)),
       kept_state_part_(Mat::Zero(n_, n_)),
       kept_mass_(Mat::Zero(nq_, nq_)) {
-  if (exact_tangents_) tangents_.resize(nq_, nz_, nh_);
+  if (exact_tangents_) tangents_.resize(nq_, nz_, nh_, nn_);
 }
 
 void DaeFormulation::differential_components(VecRef id) const {
@@ -232,7 +232,7 @@ int DaeFormulation::exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef 
   S.block(iz, iq, nz_, nq_) = -T.Zq;
   S.block(iz, iv, nz_, nq_) = -T.Zv;
   S.block(iz, iz, nz_, nz_) = -T.Zz;
-  // Constraint rows (no non-holonomic rows here: has_motion_tangents excludes them).
+  // Constraint rows: GGL [G v + g_t; h; g], index 3 [g; h].
   if (ggl) {
     S.block(ra, iq, nh_, nq_) = T.Cq;      // G v + g_t
     S.block(ra, iv, nh_, nq_) = G;
@@ -240,6 +240,8 @@ int DaeFormulation::exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef 
   } else {
     S.block(ra, iq, nh_, nq_) = G;         // g
   }
+  S.block(ra + nh_, iq, nn_, nq_) = T.Hq;  // h = H v + h₀
+  S.block(ra + nh_, iv, nn_, nq_) = A_.bottomRows(nn_);
   kept_mass_ = M_;
   kept_valid_ = true;
   add_rate_part(cj, J);

@@ -42,11 +42,12 @@ namespace gmbd {
 ///   perturbation_scale), rounded so that y_j + δ_j is exactly representable
 ///   (δ_j ← (y_j + δ_j) − y_j). Cost: 2 + 2 nq + nz model evaluations per Jacobian.
 ///
-/// A model with exact tangents (Model::has_motion_tangents: an assembled model without
-/// non-holonomic rows, floats condensed or not) gets every block in closed form instead
+/// A model with exact tangents (Model::has_motion_tangents: an assembled model, floats
+/// condensed or not) gets every block in closed form instead
 /// (docs/theory.md §4, "Exact iteration matrices"): with a = v̇, λ, μ from (y, ẏ),
 ///   r_q: q cols cj I + ∂(Gᵀμ)/∂q (GGL);  r_v: q cols K, v cols cj M + C, z cols F_z;
-///   r_z: q, v cols −∂φ/∂q, −∂φ/∂v, z cols cj I − ∂φ/∂z;  G v + g_t rows: q cols ∂(G v + g_t)/∂q.
+///   r_z: q, v cols −∂φ/∂q, −∂φ/∂v, z cols cj I − ∂φ/∂z;  G v + g_t rows: q cols ∂(G v + g_t)/∂q;
+///   h rows: q cols ∂h/∂q (K holds ∂(Hᵀλ_n)/∂q as well).
 /// Cost: one model evaluation and one tangent evaluation, no residuals.
 ///
 /// Consistent initial values (docs/theory.md §4): DSC projection of (q, v) onto g = 0,

@@ -74,11 +74,14 @@ void StabilizedDynamics::rhs(double t, CVec z, VecRef zdot) {
   }
 }
 
-bool StabilizedDynamics::has_jacobian() const { return model_.has_motion_tangents(); }
+// Non-holonomic rows would need ∂b_n/∂(q, v) and ∂(H a)/∂q, which the elements do not give yet.
+bool StabilizedDynamics::has_jacobian() const {
+  return model_.n_nonholonomic() == 0 && model_.has_motion_tangents();
+}
 
 void StabilizedDynamics::size_jacobian_workspace() {
   const int nh = model_.n_holonomic(), n = 2 * nq_ + nz_;
-  tangents_.resize(nq_, nz_, nh, true);
+  tangents_.resize(nq_, nz_, nh, model_.n_nonholonomic(), true);
   jacobian_kkt_ = Mat::Zero(nq_ + nh, nq_ + nh);
   jacobian_rhs_ = Mat::Zero(nq_ + nh, n);
   jacobian_solution_ = Mat::Zero(nq_ + nh, n);
@@ -88,7 +91,7 @@ void StabilizedDynamics::size_jacobian_workspace() {
 }
 
 bool StabilizedDynamics::jacobian(double t, CVec z, MatRef J) {
-  if (!model_.has_motion_tangents()) return false;
+  if (!has_jacobian()) return false;
   const int nh = model_.n_holonomic(), n = 2 * nq_ + nz_;
   if (jacobian_rhs_.cols() != n) size_jacobian_workspace();
   rhs(t, z, zdot_work_);  // a, λ (with the Baumgarte terms of this right-hand side)

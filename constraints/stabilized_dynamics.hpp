@@ -45,6 +45,7 @@ class StabilizedDynamics : public OdeSystem {
   ///   M δa + Gᵀδλ = −K δq − C δv − F_z δz,
   ///   G δa = (∂b/∂q − ∂(G a)/∂q − α ∂ġ/∂q − β G) δq + (∂b/∂v − α G) δv
   /// (α, β the Baumgarte gains when on), solved with one LU of [M Gᵀ; G 0] for all columns.
+  /// Models with non-holonomic rows are differenced.
   /// False (difference quotients) at a state whose KKT matrix is singular (decoupled
   /// coordinates, redundant rows, a singular position).
   bool has_jacobian() const override;

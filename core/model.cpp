@@ -22,7 +22,7 @@ void Model::kkt_terms(double t, CVec q, CVec v, CVec z, MatRef M, VecRef f, MatR
   }
 }
 
-void MotionTangents::resize(int nq, int nz, int nh, bool acceleration_rows) {
+void MotionTangents::resize(int nq, int nz, int nh, int nn, bool acceleration_rows) {
   K.resize(nq, nq);
   C.resize(nq, nq);
   Fz.resize(nq, nz);
@@ -33,12 +33,13 @@ void MotionTangents::resize(int nq, int nz, int nh, bool acceleration_rows) {
   Bq.resize(nh, nq);
   Bv.resize(nh, nq);
   Gmu.resize(nq, nq);
+  Hq.resize(nn, nq);
   Gaq.resize(acceleration_rows ? nh : 0, nq);
   set_zero();
 }
 
 void MotionTangents::set_zero() {
-  for (Mat* m : {&K, &C, &Fz, &Zq, &Zv, &Zz, &Cq, &Bq, &Bv, &Gmu, &Gaq}) m->setZero();
+  for (Mat* m : {&K, &C, &Fz, &Zq, &Zv, &Zz, &Cq, &Bq, &Bv, &Gmu, &Hq, &Gaq}) m->setZero();
 }
 
 const std::string& Model::constraint_name(int row) const {

@@ -20,9 +20,9 @@ struct NamedQuantity {
 };
 
 /// Tangents of M(q) a = f(t, q, v, z) − Aᵀλ, ż = φ(t, q, v, z) and the holonomic rows at one
-/// state, as implicit integrators need them (Model::motion_tangents). With r = M a + Gᵀλ_h − f:
+/// state, as implicit integrators need them (Model::motion_tangents). With r = M a + Aᵀλ − f:
 struct MotionTangents {
-  Mat K;    ///< ∂r/∂q = ∂(M(q) a)/∂q + Σ λ_i ∇²g_i − ∂f/∂q          (nq × nq)
+  Mat K;    ///< ∂r/∂q = ∂(M(q) a)/∂q + Σ λ_i ∇²g_i + ∂(Hᵀλ_n)/∂q − ∂f/∂q (nq × nq)
   Mat C;    ///< ∂r/∂v = −∂f/∂v                                     (nq × nq)
   Mat Fz;   ///< ∂r/∂z = −∂f/∂z                                     (nq × nz)
   Mat Zq;   ///< ∂φ/∂q                                              (nz × nq)
@@ -32,11 +32,12 @@ struct MotionTangents {
   Mat Bq;   ///< ∂b/∂q of the holonomic acceleration bias b (G a = b) (nh × nq)
   Mat Bv;   ///< ∂b/∂v                                              (nh × nq)
   Mat Gmu;  ///< ∂(Gᵀμ)/∂q = Σ μ_i ∇²g_i                            (nq × nq)
+  Mat Hq;   ///< ∂h/∂q of the non-holonomic rows h = H(q) v + h₀(q)  (nn × nq)
   /// ∂(G(q) a)/∂q (nh × nq), row i = (∇²g_i a)ᵀ: filled only when sized (resize with
   /// `acceleration_rows`; the state-space Jacobian of an ODE integrator needs it, IDA not).
   Mat Gaq;
 
-  void resize(int nq, int nz, int nh, bool acceleration_rows = false);
+  void resize(int nq, int nz, int nh, int nn, bool acceleration_rows = false);
   void set_zero();
 };
 

@@ -819,8 +819,9 @@ void AssembledModel::bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, Ma
 }
 
 bool AssembledModel::has_motion_tangents() const {
-  return n_nonholonomic() == 0 &&
-         std::all_of(elements_.begin(), elements_.end(), [](const auto& e) { return e->has_state_tangents(); });
+  return std::all_of(elements_.begin(), elements_.end(), [](const auto& e) {
+    return e->has_state_tangents() && e->has_nonholonomic_tangents();
+  });
 }
 
 void AssembledModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda, CVec mu,
@@ -834,11 +835,35 @@ void AssembledModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, C
   out.Fz *= -1.0;
   mass_product_tangent(q, a, out.K);
   const int nh = n_holonomic();
+  if (n_nonholonomic() > 0) nonholonomic_tangents(t, q, v, lambda.tail(n_nonholonomic()), out.Hq, out.K);
   if (nh == 0) return;
   constraint_curvature(t, q, lambda.head(nh), out.K);
   constraint_curvature(t, q, mu.head(nh), out.Gmu);
   bias_tangents(t, q, v, out.Cq, out.Bq, out.Bv);
   if (out.Gaq.rows() == nh) acceleration_row_tangent(t, q, a, out.Gaq);
+}
+
+void AssembledModel::nonholonomic_tangents(double t, CVec q, CVec v, CVec lambda_n, MatRef dhdq,
+                                           MatRef dHtl_dq) const {
+  double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
+  double hq[kMaxElementRows * kMaxLocalCoordinates], k[kLocalMatrix];
+  for (size_t e_index = 0; e_index < elements_.size(); ++e_index) {
+    const Element& e = *elements_[e_index];
+    const int rows = slots_[e_index].nonholonomic_rows;
+    if (rows == 0) continue;
+    const int n = e.local_size();
+    gather(e, q.data(), lq);
+    gather(e, v.data(), lv);
+    std::fill(hq, hq + rows * n, 0.0);
+    std::fill(k, k + n * n, 0.0);
+    const int row0 = slots_[e_index].nonholonomic_row;
+    e.add_nonholonomic_tangents(t, lq, lv, lambda_n.data() + row0, hq, k);
+    const auto& idx = e.coordinates();
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < n; ++i) dhdq(row0 + r, idx[static_cast<size_t>(i)]) += hq[r * n + i];
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) dHtl_dq(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += k[i * n + j];
+  }
 }
 
 void AssembledModel::acceleration_row_tangent(double t, CVec q, CVec a, MatRef out) const {

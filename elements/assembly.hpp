@@ -152,11 +152,13 @@ class AssembledModel final : public Model {
   /// (n_holonomic × nq each, added).
   void bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, MatRef dbdq, MatRef dbdv) const;
   /// Exact tangents for implicit integrators (Model::motion_tangents) from the ones above:
-  /// available without non-holonomic rows (their q-derivatives are not assembled) and when
-  /// every element with states has exact state tangents.
+  /// available when every element with states or non-holonomic rows has exact tangents for
+  /// them (the rolling ball does).
   bool has_motion_tangents() const override;
   void motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, CVec lambda, CVec mu,
                        MotionTangents& out) const override;
+  /// ∂h/∂q (n_nonholonomic × nq) and ∂(Hᵀλ_n)/∂q (nq × nq), added.
+  void nonholonomic_tangents(double t, CVec q, CVec v, CVec lambda_n, MatRef dhdq, MatRef dHtl_dq) const;
   /// ∂(G(q) a)/∂q for a fixed a (n_holonomic × nq, added): the elements' ∂(G v + g_t)/∂q at
   /// v = a, less their ∂g_t/∂q (v = 0) for time-dependent rows.
   void acceleration_row_tangent(double t, CVec q, CVec a, MatRef out) const;

@@ -87,6 +87,12 @@ class Element {
   virtual void nonholonomic_jacobian(double /*t*/, const double* /*q*/, double* /*H*/) const {}
   virtual void nonholonomic_bias(double /*t*/, const double* /*q*/, const double* /*v*/,
                                  double* /*b*/) const {}
+  /// True when add_nonholonomic_tangents() is exact for this element (trivially without rows).
+  virtual bool has_nonholonomic_tangents() const { return n_nonholonomic() == 0; }
+  /// Adds ∂h/∂q (rows × n, row-major) and ∂(Hᵀλ)/∂q (n × n) for the rows' multipliers λ.
+  virtual void add_nonholonomic_tangents(double /*t*/, const double* /*q*/, const double* /*v*/,
+                                         const double* /*lambda*/, double* /*dhdq*/,
+                                         double* /*dHtl_dq*/) const {}
 
   // ---- applied forces -----------------------------------------------------------------------
   /// Adds the generalised applied force f(t, q, v) (n).

@@ -40,7 +40,7 @@ FloatCondensedModel::FloatCondensedModel(std::shared_ptr<const AssembledModel> i
   r_f_ = Vec::Zero(nf);
   dq_f_ = Vec::Zero(nf);
   lu_ = Eigen::PartialPivLU<Mat>(nf);
-  full_tangents_.resize(n, inner_->nz(), inner_->n_holonomic());
+  full_tangents_.resize(n, inner_->nz(), inner_->n_holonomic(), inner_->n_nonholonomic());
   K_ff_ = Mat::Zero(nf, nf);
   X_q_ = R_q_ = Mat::Zero(nf, nq());
   X_v_ = R_v_ = Mat::Zero(nf, nq());
@@ -208,6 +208,8 @@ void FloatCondensedModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec
       out.Bq(r, j) += F.Bq(r, kc(j));
       out.Bv(r, j) += F.Bv(r, kc(j));
     }
+  for (int r = 0; r < out.Hq.rows(); ++r)
+    for (int j = 0; j < nc; ++j) out.Hq(r, j) += F.Hq(r, kc(j));
   for (int r = 0; r < out.Gaq.rows(); ++r)
     for (int j = 0; j < nc; ++j) out.Gaq(r, j) += F.Gaq(r, kc(j));
 }

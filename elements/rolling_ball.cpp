@@ -170,6 +170,31 @@ void RollingBall::reference_nonholonomic_jacobian(const double* q, double* H) co
   });
 }
 
+void RollingBall::add_nonholonomic_tangents(double, const double* q, const double* v,
+                                            const double* lambda, double* dhdq, double* dHtl_dq) const {
+  const int n = local_size();
+  with_dual_size(n, [&]<int N>() {
+    using D1 = Dual<double, N>;
+    using D2 = Dual<D1, N>;
+    // Outer slots: q; inner slots: v. λ·ψ then carries ∂ψ/∂q (outer, first order) and the
+    // mixed derivatives ∂²(λ·ψ)/∂q_j∂v_i (outer j of inner i).
+    D2 qd[N < 7 ? 7 : N], vd[N < 7 ? 7 : N];
+    for (int i = 0; i < n; ++i) {
+      qd[i] = D2(D1(q[i]));
+      qd[i].d[static_cast<size_t>(i)] = D1(1.0);
+      vd[i] = D2(D1::variable(v[i], i));
+    }
+    D2 h[kRollingRows];
+    rolling(qd, vd, h);
+    for (int r = 0; r < kRollingRows; ++r)
+      for (int j = 0; j < n; ++j) {
+        dhdq[r * n + j] += h[r].d[static_cast<size_t>(j)].v;
+        for (int i = 0; i < n; ++i)
+          dHtl_dq[i * n + j] += lambda[r] * h[r].d[static_cast<size_t>(j)].d[static_cast<size_t>(i)];
+      }
+  });
+}
+
 void RollingBall::nonholonomic_bias(double, const double* q, const double* v, double* b) const {
   // b = −d/ds h(q + s v, v) at s = 0 (the rows do not depend on t)
   if (closed_form()) {

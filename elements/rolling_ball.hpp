@@ -128,6 +128,10 @@ class RollingBall final : public HolonomicElement<RollingBall> {
   /// H and the rolling bias by AD of rolling(): the reference the closed forms are tested
   /// against, and the path of a top dish centre without a closed form.
   void reference_nonholonomic_jacobian(const double* q, double* H) const;
+  /// ∂ψ/∂q by a dual over q, ∂(Hᵀλ)/∂q = ∂²(λ·ψ)/∂q∂v by a dual over q around a dual over v.
+  bool has_nonholonomic_tangents() const override { return true; }
+  void add_nonholonomic_tangents(double t, const double* q, const double* v, const double* lambda,
+                                 double* dhdq, double* dHtl_dq) const override;
   void reference_nonholonomic_bias(const double* q, const double* v, double* b) const;
   bool non_conservative() const override { return resistance_.active(); }
   std::vector<int> rate_dependent_coordinates() const override { return {own_[0], own_[1]}; }

@@ -17,6 +17,7 @@
 #include "core/signal.hpp"
 #include "models/registry.hpp"
 #include "constraints/dsc.hpp"
+#include "constraints/dae_formulation.hpp"
 #include "builder/model_builder.hpp"
 #include "elements/float_condensation.hpp"
 
@@ -286,6 +287,35 @@ TEST(NoAllocation, ExactTangentsOnAssembledModels) {
       EXPECT_EQ(allocations_of_steps(model, q0, v0, options, "none", 0.05, &steps), 0) << file << " " << method;
       EXPECT_GT(steps, 5) << file << " " << method;
     }
+  }
+}
+
+// The exact iteration matrix of a model with non-holonomic rows (the RIS model file: rolling
+// balls' ∂ψ/∂q and ∂(Hᵀλ)/∂q by nested duals), evaluated and rescaled, allocates nothing.
+TEST(NoAllocation, ExactIterationMatrixWithNonHolonomicRows) {
+  const ModelFileSpec spec = load_model_file(std::string(GMBD_SOURCE_DIR) + "/examples/models/ris_xytheta.yaml");
+  const auto model = build_assembled_model(spec);
+  ASSERT_TRUE(model->has_motion_tangents());
+  for (DaeIndex index : {DaeIndex::kStabilizedIndex2, DaeIndex::kIndex3}) {
+    DaeFormulation dae(*model, index, DscOptions{});
+    const int n = dae.dimension();
+    Vec q0(model->nq()), v0(model->nq());
+    model_file_initial_state(spec, *model, q0, v0);
+    Vec z0 = Vec::Zero(dae.state_dimension()), y(n), yp(n);
+    z0.head(model->nq()) = q0;
+    dae.consistent_initial_values(0.0, z0, y, yp);
+    y += 1e-3 * Vec::LinSpaced(n, -1.0, 1.0);
+    Mat J(n, n);
+    const Vec scale = Vec::Ones(n);
+    dae.jacobian(0.0, 100.0, y, yp, scale, J);  // warm-up
+    long count = 0;
+    {
+      ArmedScope armed;
+      dae.jacobian(0.01, 200.0, y, yp, scale, J);
+      dae.rescale_jacobian(300.0, J);
+      count = armed.count();
+    }
+    EXPECT_EQ(count, 0);
   }
 }
 
