@@ -26,6 +26,22 @@ void scatter_add(const Entries& entries, int begin, int end, const double* local
   }
 }
 
+/// Adds an element's local rows (rows × n, row-major) into rows row0… of a global matrix, columns
+/// by the element's coordinates (the tangents' dense scatter; G and H use scatter_add).
+void add_local_rows(const Element& e, int row0, int rows, const double* local, MatRef out) {
+  const int n = e.local_size();
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < n; ++i) out(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += local[r * n + i];
+}
+
+/// Adds an element's local n × n matrix (row-major) into a global nq × nq one.
+void add_local_square(const Element& e, const double* local, MatRef out) {
+  const int n = e.local_size();
+  const auto& idx = e.coordinates();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) out(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += local[i * n + j];
+}
+
 int translations(const Body& b) {
   return (b.kind == BodyKind::kPoint2 || b.kind == BodyKind::kPlanar) ? 2 : 3;
 }
@@ -633,12 +649,8 @@ void AssembledModel::force_tangents(double t, CVec q, CVec v, MatRef dfdq, MatRe
     std::fill(tq, tq + n * n, 0.0);
     std::fill(tv, tv + n * n, 0.0);
     e->add_force_tangents(t, lq, lv, tq, tv);
-    const auto& idx = e->coordinates();
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        dfdq(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += tq[i * n + j];
-        dfdv(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += tv[i * n + j];
-      }
+    add_local_square(*e, tq, dfdq);
+    add_local_square(*e, tv, dfdv);
   }
 }
 
@@ -698,9 +710,7 @@ void AssembledModel::potential_hessian(double t, CVec q, MatRef H) const {
     gather(*e, q.data(), lq);
     std::fill(h, h + n * n, 0.0);
     e->add_potential_hessian(t, lq, h);
-    const auto& idx = e->coordinates();
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) H(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += h[i * n + j];
+    add_local_square(*e, h, H);
   }
 }
 
@@ -713,9 +723,7 @@ void AssembledModel::constraint_curvature(double t, CVec q, CVec lambda, MatRef 
     gather(e, q.data(), lq);
     std::fill(h, h + n * n, 0.0);
     e.add_constraint_curvature(t, lq, lambda.data() + slots_[k].holonomic_row, h);
-    const auto& idx = e.coordinates();
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) H(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += h[i * n + j];
+    add_local_square(e, h, H);
   }
 }
 
@@ -800,21 +808,15 @@ void AssembledModel::bias_tangents(double t, CVec q, CVec v, MatRef dgdot_dq, Ma
     const Element& e = *elements_[k];
     const int rows = slots_[k].rows;
     if (rows == 0) continue;
-    const int n = e.local_size();
+    const int size = rows * e.local_size();
     gather(e, q.data(), lq);
     gather(e, v.data(), lv);
-    std::fill(c, c + rows * n, 0.0);
-    std::fill(bq, bq + rows * n, 0.0);
-    std::fill(bv, bv + rows * n, 0.0);
+    for (double* local : {c, bq, bv}) std::fill(local, local + size, 0.0);
     e.add_bias_tangents(t, lq, lv, c, bq, bv);
     const int row0 = slots_[k].holonomic_row;
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < n; ++i) {
-        const int gi = e.coordinates()[static_cast<size_t>(i)];
-        dgdot_dq(row0 + r, gi) += c[r * n + i];
-        dbdq(row0 + r, gi) += bq[r * n + i];
-        dbdv(row0 + r, gi) += bv[r * n + i];
-      }
+    add_local_rows(e, row0, rows, c, dgdot_dq);
+    add_local_rows(e, row0, rows, bq, dbdq);
+    add_local_rows(e, row0, rows, bv, dbdv);
   }
 }
 
@@ -848,21 +850,17 @@ void AssembledModel::nonholonomic_tangents(double t, CVec q, CVec v, CVec lambda
   double lq[kMaxLocalCoordinates], lv[kMaxLocalCoordinates];
   double hq[kMaxElementRows * kMaxLocalCoordinates], k[kLocalMatrix];
   for (size_t e_index = 0; e_index < elements_.size(); ++e_index) {
+    const Slot& slot = slots_[e_index];
+    if (slot.nonholonomic_rows == 0) continue;
     const Element& e = *elements_[e_index];
-    const int rows = slots_[e_index].nonholonomic_rows;
-    if (rows == 0) continue;
-    const int n = e.local_size();
+    const int n = e.local_size(), rows = slot.nonholonomic_rows, row0 = slot.nonholonomic_row;
     gather(e, q.data(), lq);
     gather(e, v.data(), lv);
     std::fill(hq, hq + rows * n, 0.0);
     std::fill(k, k + n * n, 0.0);
-    const int row0 = slots_[e_index].nonholonomic_row;
     e.add_nonholonomic_tangents(t, lq, lv, lambda_n.data() + row0, hq, k);
-    const auto& idx = e.coordinates();
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < n; ++i) dhdq(row0 + r, idx[static_cast<size_t>(i)]) += hq[r * n + i];
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) dHtl_dq(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]) += k[i * n + j];
+    add_local_rows(e, row0, rows, hq, dhdq);
+    add_local_square(e, k, dHtl_dq);
   }
 }
 
@@ -881,9 +879,8 @@ void AssembledModel::acceleration_row_tangent(double t, CVec q, CVec a, MatRef o
     std::fill(c0, c0 + rows * n, 0.0);
     e.add_bias_tangents(t, lq, la, c, bq, bv);
     if (e.time_dependent_rows()) e.add_bias_tangents(t, lq, zero, c0, bq, bv);
-    const int row0 = slots_[k].holonomic_row;
-    for (int r = 0; r < rows; ++r)
-      for (int i = 0; i < n; ++i) out(row0 + r, e.coordinates()[static_cast<size_t>(i)]) += c[r * n + i] - c0[r * n + i];
+    for (int i = 0; i < rows * n; ++i) c[i] -= c0[i];
+    add_local_rows(e, slots_[k].holonomic_row, rows, c, out);
   }
 }
 
