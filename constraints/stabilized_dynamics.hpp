@@ -100,7 +100,7 @@ class StabilizedDynamics : public OdeSystem {
   bool evaluated_valid_ = false;
   long reused_ = 0;
   std::optional<DscProjector> dsc_;
-  // jacobian() workspace, sized on first use (initialize time of an implicit integrator).
+  // jacobian() workspace, sized on the first jacobian() call.
   MotionTangents tangents_;
   Mat jacobian_kkt_, jacobian_rhs_, jacobian_solution_;
   Vec zdot_work_, zero_mu_;

@@ -875,8 +875,7 @@ void AssembledModel::acceleration_row_tangent(double t, CVec q, CVec a, MatRef o
     const int n = e.local_size();
     gather(e, q.data(), lq);
     gather(e, a.data(), la);
-    std::fill(c, c + rows * n, 0.0);
-    std::fill(c0, c0 + rows * n, 0.0);
+    for (double* local : {c, c0, bq, bv}) std::fill(local, local + rows * n, 0.0);
     e.add_bias_tangents(t, lq, la, c, bq, bv);
     if (e.time_dependent_rows()) e.add_bias_tangents(t, lq, zero, c0, bq, bv);
     for (int i = 0; i < rows * n; ++i) c[i] -= c0[i];

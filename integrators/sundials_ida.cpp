@@ -252,12 +252,16 @@ struct SundialsIda::Impl {
   bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
 
   /// Modified Newton across steps, as CVODE's linear solver interface does it: IDA asks for a
-  /// new iteration matrix whenever cj = α/h has changed by more than 25 % (at every stop on an
-  /// input breakpoint, for one) or Newton failed. Unless Newton failed since the tangents were
-  /// taken, or they are kMaxStepsBetweenTangents steps old, the matrix is rebuilt from the
-  /// kept ∂F/∂y and ∂F/∂ẏ with the new cj (DaeSystem::rescale_jacobian: no model evaluation).
+  /// new iteration matrix whenever cj = α/h leaves [0.6, 1.667] times the cj of the last one
+  /// (at every stop on an input breakpoint, for one) or Newton failed. The matrix is rebuilt
+  /// from the kept ∂F/∂y and ∂F/∂ẏ with the new cj (DaeSystem::rescale_jacobian: no model
+  /// evaluation) unless the kept tangents are kMaxStepsBetweenTangents steps old, Newton has
+  /// failed since the last request, or this is a second request within one step — IDA's own
+  /// retry after a failed Newton iteration, which its failure counter shows only once the
+  /// step returns.
   static constexpr long kMaxStepsBetweenTangents = 50;
   long tangents_taken_at_step = -1;  ///< step count at the last jacobian(); −1: none since (re)init
+  long rescaled_at_step = -1;        ///< step count at the last rescaled matrix
   long newton_failures_seen = 0;
   long current_steps() const {
     long nst = 0;
@@ -269,12 +273,22 @@ struct SundialsIda::Impl {
     IDAGetNumNonlinSolvConvFails(memory, &ncfn);
     const bool newton_failed = ncfn != newton_failures_seen;
     newton_failures_seen = ncfn;
-    if (newton_failed || tangents_taken_at_step < 0 ||
-        current_steps() - tangents_taken_at_step >= kMaxStepsBetweenTangents)
+    const long nst = current_steps();
+    const bool retry = rescaled_at_step == nst;
+    rescaled_at_step = -1;
+    if (newton_failed || retry || tangents_taken_at_step < 0 ||
+        nst - tangents_taken_at_step >= kMaxStepsBetweenTangents)
       return false;
     if (!dae->rescale_jacobian(cj, J)) return false;
     scale_rows(J);
+    rescaled_at_step = nst;
     return true;
+  }
+  /// Forgets the kept tangents' history (IDAInit / IDAReInit zero IDA's counters).
+  void reset_tangent_reuse() {
+    tangents_taken_at_step = -1;
+    rescaled_at_step = -1;
+    newton_failures_seen = 0;
   }
 
   /// IDASetStopTime before an IDASolve call from tn: the earliest of the next input
@@ -501,8 +515,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   if (s.memory == nullptr) throw std::runtime_error("IDACreate failed");
   ss::check_setup(IDASetErrHandlerFn(s.memory, ida_error_handler, &s.message), "IDASetErrHandlerFn");
   ss::check_setup(IDAInit(s.memory, ida_residual, t0, s.y_view.get(), s.yp_view.get()), "IDAInit");
-  s.tangents_taken_at_step = -1;
-  s.newton_failures_seen = 0;
+  s.reset_tangent_reuse();
   // atol for differential unknowns, kAlgebraicAtol for multipliers.
   for (int i = 0; i < s.n; ++i) s.atol(i) = differential(i) != 0.0 ? o.atol : kAlgebraicAtol;
   if (h_scaled_weights) {
@@ -594,8 +607,7 @@ void SundialsIda::reinit_from(double t) {
   s.yp_out = s.yp;
   s.t0 = t;
   ss::check_setup(IDAReInit(s.memory, t, s.y_view.get(), s.yp_view.get()), "IDAReInit");
-  s.tangents_taken_at_step = -1;  // IDAReInit zeroes IDA's counters
-  s.newton_failures_seen = 0;
+  s.reset_tangent_reuse();
   if (hlast > 0.0) ss::check_setup(IDASetInitStep(s.memory, hlast), "IDASetInitStep");
   if (std::isfinite(s.options.stop_time)) {
     ss::check_setup(IDASetStopTime(s.memory, s.options.stop_time), "IDASetStopTime");
