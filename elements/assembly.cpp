@@ -840,7 +840,8 @@ void AssembledModel::motion_tangents(double t, CVec q, CVec v, CVec z, CVec a, C
   if (n_nonholonomic() > 0) nonholonomic_tangents(t, q, v, lambda.tail(n_nonholonomic()), out.Hq, out.K);
   if (nh == 0) return;
   constraint_curvature(t, q, lambda.head(nh), out.K);
-  constraint_curvature(t, q, mu.head(nh), out.Gmu);
+  // μ is zero for index 3 and for CVODE: their Σ μ_i ∇²g_i is not evaluated.
+  if (!mu.head(nh).isZero(0.0)) constraint_curvature(t, q, mu.head(nh), out.Gmu);
   bias_tangents(t, q, v, out.Cq, out.Bq, out.Bv);
   if (out.Gaq.rows() == nh) acceleration_row_tangent(t, q, a, out.Gaq);
 }
