@@ -47,7 +47,7 @@ DaeFormulation::DaeFormulation(const Model& model, DaeIndex index, const DscOpti
       exact_tangents_(model.has_motion_tangents()),
       zero_mu_(Vec::Zero(nh_)),
       kept_state_part_(Mat::Zero(n_, n_)),
-      kept_mass_(Mat::Zero(nq_, nq_)) {
+      projection_dependent_only_(projection.dependent_only) {
   if (exact_tangents_) tangents_.resize(nq_, nz_, nh_, nn_);
 }
 
@@ -60,6 +60,27 @@ void DaeFormulation::error_test_components(VecRef e) const {
   differential_components(e);
   // Index 3 with position constraints: v is an index-2 unknown, tested with h-scaled weights.
   if (index_ == DaeIndex::kIndex3 && nh_ > 0) e.segment(nq_, nq_).setConstant(2.0);
+  // GGL with a coordinate partition: the dependent coordinates and velocities (those the
+  // projection recomputes from the independent ones) stay differential unknowns but leave the
+  // norms (class 3: weight 0), as CVODE's error_test_mask does. The constraint rows determine
+  // them from the rest; near a point where their map has a kink or a sharp turn (a rolling
+  // ball through its dish centre: r = |ρ|) their local error estimates and Newton corrections
+  // would stall the step size although the motion is smooth.
+  if (!projection_dependent_only_ || index_ != DaeIndex::kStabilizedIndex2) return;
+  Vec w(nq_);  // initialisation time: allocation allowed
+  for (int level = 0; level < 2; ++level) {
+    w.setOnes();
+    if (level == 0) {
+      model_.correction_weights(w);
+    } else {
+      model_.velocity_correction_weights(w);
+    }
+    // Without an independent coordinate the projection corrects all of them: keep the level.
+    if (!(w.array() == 0.0).any()) continue;
+    for (int j = 0; j < nq_; ++j) {
+      if (w(j) > 0.0) e(level * nq_ + j) = 3.0;
+    }
+  }
 }
 
 void DaeFormulation::step_scaled_rows(VecRef s) const {
@@ -212,52 +233,59 @@ int DaeFormulation::exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef 
   tangents_.set_zero();
   model_.motion_tangents(t, q, v, z, yp.segment(nq_, nq_), lambda, mu, tangents_);
   const MotionTangents& T = tangents_;
-  const auto G = A_.topRows(nh_);
-  const int iq = 0, iv = nq_, iz = 2 * nq_, ia = nd_, ra = nd_;
+  const int iq = 0, iv = nq_, iz = 2 * nq_, ra = nd_;
   // ∂F/∂y (kept for rescale_jacobian); ∂F/∂ẏ = blockdiag(I, M, I, 0) is added by add_rate_part.
   Mat& S = kept_state_part_;
   S.setZero();
-  // r_q = q̇ − v (+ Gᵀμ)
+  // The tangent blocks: second derivatives of the model (and −I of r_q = q̇ − v).
   S.block(iq, iv, nq_, nq_).diagonal().setConstant(-1.0);
-  if (ggl) {
-    S.block(iq, iq, nq_, nq_) = T.Gmu;
-    S.block(iq, ia + m_, nq_, nh_) = G.transpose();
-  }
-  // r_v = M v̇ + Aᵀλ − f
-  S.block(iv, iq, nq_, nq_) = T.K;
+  if (ggl) S.block(iq, iq, nq_, nq_) = T.Gmu;      // r_q: ∂(Gᵀμ)/∂q
+  S.block(iv, iq, nq_, nq_) = T.K;                 // r_v = M v̇ + Aᵀλ − f
   S.block(iv, iv, nq_, nq_) = T.C;
   S.block(iv, iz, nq_, nz_) = T.Fz;
-  S.block(iv, ia, nq_, m_) = A_.transpose();
-  // r_z = ż − φ
-  S.block(iz, iq, nz_, nq_) = -T.Zq;
+  S.block(iz, iq, nz_, nq_) = -T.Zq;               // r_z = ż − φ
   S.block(iz, iv, nz_, nq_) = -T.Zv;
   S.block(iz, iz, nz_, nz_) = -T.Zz;
-  // Constraint rows: GGL [G v + g_t; h; g], index 3 [g; h].
-  if (ggl) {
-    S.block(ra, iq, nh_, nq_) = T.Cq;      // G v + g_t
-    S.block(ra, iv, nh_, nq_) = G;
-    S.block(ra + m_, iq, nh_, nq_) = G;    // g
-  } else {
-    S.block(ra, iq, nh_, nq_) = G;         // g
-  }
-  S.block(ra + nh_, iq, nn_, nq_) = T.Hq;  // h = H v + h₀
-  S.block(ra + nh_, iv, nn_, nq_) = A_.bottomRows(nn_);
-  kept_mass_ = M_;
+  if (ggl) S.block(ra, iq, nh_, nq_) = T.Cq;       // ∂(G v + g_t)/∂q
+  S.block(ra + nh_, iq, nn_, nq_) = T.Hq;          // ∂h/∂q, h = H v + h₀
+  write_constraint_blocks(S);
   kept_valid_ = true;
+  J = S;
   add_rate_part(cj, J);
   return 2;
 }
 
+void DaeFormulation::write_constraint_blocks(MatRef S) const {
+  // The blocks that are the constraint Jacobians themselves (G, H, Aᵀ) of the workspace's state.
+  const auto G = A_.topRows(nh_);
+  const int iq = 0, iv = nq_, ia = nd_, ra = nd_;
+  S.block(iv, ia, nq_, m_) = A_.transpose();     // r_v: Aᵀλ
+  if (index_ == DaeIndex::kStabilizedIndex2) {
+    S.block(iq, ia + m_, nq_, nh_) = G.transpose();  // r_q: Gᵀμ
+    S.block(ra, iv, nh_, nq_) = G;                   // G v + g_t
+    S.block(ra + m_, iq, nh_, nq_) = G;              // g
+  } else {
+    S.block(ra, iq, nh_, nq_) = G;                   // g
+  }
+  S.block(ra + nh_, iv, nn_, nq_) = A_.bottomRows(nn_);  // h
+}
+
 void DaeFormulation::add_rate_part(double cj, MatRef J) const {
-  J = kept_state_part_;
   J.block(0, 0, nq_, nq_).diagonal().array() += cj;
-  J.block(nq_, nq_, nq_, nq_) += cj * kept_mass_;
+  J.block(nq_, nq_, nq_, nq_) += cj * M_;
   J.block(2 * nq_, 2 * nq_, nz_, nz_).diagonal().array() += cj;
   replace_decoupled_jacobian(cj, J);
 }
 
-bool DaeFormulation::rescale_jacobian(double cj, MatRef J) {
+bool DaeFormulation::rescale_jacobian(double t, CVec y, double cj, MatRef J) {
   if (!kept_valid_ || ode_window_) return false;
+  // The kept second-derivative tangents with this state's M, G, H: near a point where a
+  // constraint's gradient changes fast (a rolling ball at its dish centre: ∂g/∂r = 2r) the
+  // Jacobian blocks of an earlier state would stall Newton; the model evaluation they need is
+  // cheap beside the tangents.
+  evaluate_model(t, y.head(nq_), y.segment(nq_, nq_), y.segment(2 * nq_, nz_));
+  J = kept_state_part_;
+  write_constraint_blocks(J);
   add_rate_part(cj, J);
   return true;
 }

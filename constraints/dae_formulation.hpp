@@ -78,9 +78,10 @@ class DaeFormulation final : public DaeSystem {
   bool has_jacobian() const override { return true; }
   int jacobian(double t, double cj, CVec y, CVec yp, CVec perturbation_scale,
                MatRef J) override;
-  /// J = ∂F/∂y + cj ∂F/∂ẏ from the two parts of the last jacobian() (model tangents and the
-  /// mass matrix of that state); false after a restart or inside a singular window.
-  bool rescale_jacobian(double cj, MatRef J) override;
+  /// J = ∂F/∂y + cj ∂F/∂ẏ with the second-derivative tangents of the last jacobian() and the
+  /// mass matrix and constraint Jacobians of (t, y) (one model evaluation); false after a
+  /// restart or inside a singular window.
+  bool rescale_jacobian(double t, CVec y, double cj, MatRef J) override;
   double consistent_initial_values(double t0, CVec z0, VecRef y0, VecRef yp0) override;
   bool singular_initial_values() const override { return singular_start_; }
   /// Singular window (docs/theory.md §4, "singular window"): while it is open the residual is
@@ -162,11 +163,14 @@ class DaeFormulation final : public DaeSystem {
   Vec zero_mu_;
   /// J from the model's exact tangents (no window open); returns the evaluations it cost.
   int exact_jacobian(double t, double cj, CVec y, CVec yp, MatRef J);
-  /// ∂F/∂y of the last jacobian() (cj = 0, before the decoupled rows are replaced) and the
-  /// mass matrix of its state: J = kept_state_part_ + cj ∂F/∂ẏ (rescale_jacobian).
-  Mat kept_state_part_, kept_mass_;
+  /// ∂F/∂y of the last jacobian() (cj = 0, before the decoupled rows are replaced): its
+  /// tangent blocks are what rescale_jacobian reuses.
+  Mat kept_state_part_;
   bool kept_valid_ = false;
-  /// J ← kept_state_part_ + cj ∂F/∂ẏ, then the decoupled rows.
+  bool projection_dependent_only_ = true;
+  /// The blocks of ∂F/∂y that are G, H and Aᵀ themselves, from the workspace's state.
+  void write_constraint_blocks(MatRef S) const;
+  /// J += cj ∂F/∂ẏ (the workspace's M), then the decoupled rows.
   void add_rate_part(double cj, MatRef J) const;
 };
 

@@ -40,7 +40,9 @@ class DaeSystem {
   /// How the local error test treats each component: e_i = 1 tested with the usual weight
   /// 1/(rtol·|y_i| + atol); 2 tested with that weight times min(1, h) (index-2 unknowns of an
   /// index-3 system, whose error estimate carries the corrector error divided by h; Hairer &
-  /// Wanner, Solving ODEs II, §VII.8); 0 left out (multipliers: IDASetId + IDASetSuppressAlg).
+  /// Wanner, Solving ODEs II, §VII.8); 3 a differential component left out of the norms (weight
+  /// 0: unknowns the constraint rows determine, such as DSC-dependent coordinates); 0 left out
+  /// (multipliers: IDASetId + IDASetSuppressAlg).
   /// Default: the differential components with e = 1, algebraic ones 0.
   virtual void error_test_components(VecRef e) const { differential_components(e); }
   /// s_i = 1 for residual rows the integrator multiplies by 1/h (h = current step size) before
@@ -65,11 +67,13 @@ class DaeSystem {
     return 0;
   }
 
-  /// Rebuilds the iteration matrix for a new cj from ∂F/∂y and ∂F/∂ẏ kept from the last
-  /// jacobian() call, without evaluating the model (a modified Newton iteration: the integrator
-  /// decides when tangents from an earlier state are still good enough). Returns false when
-  /// there is nothing to reuse (the integrator then calls jacobian()). Must not allocate.
-  virtual bool rescale_jacobian(double /*cj*/, MatRef /*J*/) { return false; }
+  /// Rebuilds the iteration matrix at (t, y) for a new cj reusing the expensive part of the last
+  /// jacobian() call (a modified Newton iteration: the integrator decides when tangents from
+  /// an earlier state are still good enough). Returns false when there is nothing to reuse (the
+  /// integrator then calls jacobian()). Must not allocate.
+  virtual bool rescale_jacobian(double /*t*/, CVec /*y*/, double /*cj*/, MatRef /*J*/) {
+    return false;
+  }
 
   /// Consistent initial values from the ODE state z0 (size state_dimension()): writes y0 and
   /// ẏ0 (size dimension()) with F(t0, y0, ẏ0) = 0 to round-off. May correct z0's

@@ -248,6 +248,11 @@ struct SundialsIda::Impl {
   int failure_restarts_left = 0;
   long restart_count = 0;  ///< IDAReInit calls in this run
   long windows_opened = 0;  ///< singular windows opened (after accepted steps or failures)
+  /// Components the DAE view marks 3 (determined by the constraint rows) leave the norms only
+  /// once this is set: after a failure IDA could not pass even from a fresh restart, for the
+  /// rest of the run (restart_after_failure). Unset again after 100 steps, a slowly creeping
+  /// RIS platform met the next failure at once and crawled on at 1e-12-s steps.
+  bool dependent_masked = false;
   long steps_before = 0, rejected_before = 0;  ///< IDA counters of the memory before IDAReInit
   bool stopped_at_breakpoints = false;  ///< a breakpoint was ever the stop time
 
@@ -268,7 +273,7 @@ struct SundialsIda::Impl {
     IDAGetNumSteps(memory, &nst);
     return nst;
   }
-  bool reuse_tangents(double cj, MatRef J) {
+  bool reuse_tangents(double t, CVec y_now, double cj, MatRef J) {
     long ncfn = 0;
     IDAGetNumNonlinSolvConvFails(memory, &ncfn);
     const bool newton_failed = ncfn != newton_failures_seen;
@@ -279,7 +284,7 @@ struct SundialsIda::Impl {
     if (newton_failed || retry || tangents_taken_at_step < 0 ||
         nst - tangents_taken_at_step >= kMaxStepsBetweenTangents)
       return false;
-    if (!dae->rescale_jacobian(cj, J)) return false;
+    if (!dae->rescale_jacobian(t, y_now, cj, J)) return false;
     scale_rows(J);
     rescaled_at_step = nst;
     return true;
@@ -331,7 +336,8 @@ int ida_residual(double t, N_Vector y, N_Vector yp, N_Vector r, void* user) {
 /// IDAEwtFn: w_i = 1/(rtol·|y_i| + atol_i), multiplied by min(1, h) for the components the DAE
 /// view marks 2 in error_test_components() (index-2 unknowns of an index-3 system, the
 /// velocities: their local error estimate carries the Newton error of the positions divided by
-/// h — the RADAU5 scaling of Hairer & Wanner, Solving ODEs II, §VII.8).
+/// h — the RADAU5 scaling of Hairer & Wanner, Solving ODEs II, §VII.8), and 0 for those it
+/// marks 3 (determined by the constraint rows: out of the error test and Newton's norm).
 int ida_weights(N_Vector y, N_Vector ewt, void* user) {
   auto& s = *static_cast<SundialsIda::Impl*>(user);
   const auto yv = ss::cmap(y);
@@ -344,7 +350,8 @@ int ida_weights(N_Vector y, N_Vector ewt, void* user) {
   for (int i = 0; i < s.n; ++i) {
     const double tol = s.options.rtol * std::abs(yv(i)) + s.atol(i);
     if (!(tol > 0.0) || !std::isfinite(tol)) return -1;
-    w(i) = (s.error_class(i) == 2.0 ? factor : 1.0) / tol;
+    const double c = s.error_class(i);
+    w(i) = c == 3.0 && s.dependent_masked ? 0.0 : (c == 2.0 ? factor : 1.0) / tol;
   }
   return 0;
 }
@@ -354,8 +361,8 @@ int ida_jacobian(double t, double cj, N_Vector y, N_Vector yp, N_Vector /*r*/, S
   auto& s = *static_cast<SundialsIda::Impl*>(user);
   return s.status.run([&] {
     Eigen::Map<Mat> Jm(SUNDenseMatrix_Data(J), s.n, s.n);
-    if (s.reuse_tangents(cj, Jm)) return Jm.allFinite();
     const auto yv = ss::cmap(y);
+    if (s.reuse_tangents(t, yv, cj, Jm)) return Jm.allFinite();
     const auto ypv = ss::cmap(yp);
     // Increment floor: max(1/w_i, |h ẏ_i|) (w = error weights), as IDA's own DQ Jacobian.
     double h = 0.0;
@@ -363,7 +370,7 @@ int ida_jacobian(double t, double cj, N_Vector y, N_Vector yp, N_Vector /*r*/, S
     IDAGetErrWeights(s.memory, s.weights_view.get());
     for (int i = 0; i < s.n; ++i) {
       const double w = s.weights(i);
-      s.scale(i) = std::max(w > 0.0 ? 1.0 / w : 0.0, std::abs(h * ypv(i)));
+      s.scale(i) = std::max(w > 0.0 ? 1.0 / w : s.atol(i) + s.options.rtol * std::abs(yv(i)), std::abs(h * ypv(i)));
     }
     s.model_evaluations += s.dae->jacobian(t, cj, yv, ypv, s.scale, Jm);
     s.tangents_taken_at_step = s.current_steps();
@@ -430,6 +437,7 @@ int SundialsIda::last_order() const {
 
 long SundialsIda::restarts() const { return impl_->restart_count; }
 long SundialsIda::singular_windows() const { return impl_->windows_opened; }
+bool SundialsIda::dependent_components_masked() const { return impl_->dependent_masked; }
 
 long SundialsIda::jacobian_evaluations() const {
   long nje = 0;
@@ -490,7 +498,8 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   s.dae->error_test_components(s.error_class);
   for (int i = 0; i < s.n; ++i) s.id(i) = s.error_class(i) != 0.0 ? 1.0 : 0.0;
   const bool has_algebraic = (s.id.array() == 0.0).any();
-  const bool h_scaled_weights = (s.error_class.array() == 2.0).any();
+  // Our weight function for classes 2 and 3 (the latter's mask is off until a failure needs it).
+  const bool h_scaled_weights = (s.error_class.array() >= 2.0).any();
   Vec differential(s.n);
   s.dae->differential_components(differential);
 
@@ -558,6 +567,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   s.failure_restarts_left = kMaxFailureRestarts;
   s.restart_count = 0;
   s.windows_opened = 0;
+  s.dependent_masked = false;
   s.restart_pending = s.dae->singular_initial_values();
 }
 
@@ -636,7 +646,14 @@ bool SundialsIda::restart_after_failure(int flag) {
   }
   long nst = 0;
   IDAGetNumSteps(s.memory, &nst);
-  if (nst == 0 && !window) return false;
+  // No step since the last restart and no window: the last resort is to take the components
+  // the constraint rows determine out of the norms for a while (a rolling ball passing within
+  // round-off of its dish centre: r = |ρ| turns on a time scale far below any useful step).
+  bool mask = false;
+  if (nst == 0 && !window) {
+    if (s.dependent_masked || !(s.error_class.array() == 3.0).any()) return false;
+    mask = true;
+  }
   if (window) ++s.windows_opened;
   try {
     reinit_from(tn);
@@ -644,6 +661,7 @@ bool SundialsIda::restart_after_failure(int flag) {
     return false;  // report the original failure
   }
   --s.failure_restarts_left;
+  if (mask) s.dependent_masked = true;
   s.status.clear();
   s.message.clear();
   return true;

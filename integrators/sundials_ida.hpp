@@ -93,6 +93,11 @@ class SundialsIda final : public Integrator {
   /// Singular windows opened in this run (DaeSystem::update_singular_window after an accepted
   /// step, open_singular_window after a failure).
   long singular_windows() const;
+  /// Whether the components the constraint rows determine (error class 3: DSC-dependent
+  /// coordinates and velocities) have left IDA's norms in this run: done, for the rest of the
+  /// run, when a failure recurs right after a restart (a kink or a turn of a dependent
+  /// coordinate far sharper than any useful step, e.g. a rolling ball through its dish centre).
+  bool dependent_components_masked() const;
 
   /// Implementation (SUNDIALS memory, workspace, callbacks); opaque outside the .cpp.
   struct Impl;

@@ -312,7 +312,7 @@ TEST(NoAllocation, ExactIterationMatrixWithNonHolonomicRows) {
     {
       ArmedScope armed;
       dae.jacobian(0.01, 200.0, y, yp, scale, J);
-      dae.rescale_jacobian(300.0, J);
+      dae.rescale_jacobian(0.01, y, 300.0, J);
       count = armed.count();
     }
     EXPECT_EQ(count, 0);

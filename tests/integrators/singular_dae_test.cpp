@@ -96,7 +96,10 @@ IdaRun run_ida(double tol, double end) {
 // Three horizontal passes (t = 0.714, 1.228, 2.657 s). Before the singular window IDA stopped
 // with IDA_CONV_FAIL at the first pass (rtol 1e-10) or the fifth (1e-8). Errors measured at
 // 3 s: 6e-7 rad (1e-10) and 2.6e-5 rad (1e-8), IDA's own global error of this oscillation (the
-// error grows smoothly, with no step at the passes); the bounds leave ≥ 15× margin.
+// error grows smoothly, with no step at the passes); the bounds leave ≥ 15× margin. Since
+// rescaled iteration matrices take the current state's G (not the G of the state their
+// tangents came from), rtol 1e-8 passes without opening a window, at 4.5e-7 rad; rtol 1e-10
+// still needs windows (3).
 TEST(SingularDae, IdaGglPassesTheHorizontalPositionsOfTheFourBarChain) {
   for (const double tol : {1e-8, 1e-10}) {
     SCOPED_TRACE(tol);
@@ -104,7 +107,9 @@ TEST(SingularDae, IdaGglPassesTheHorizontalPositionsOfTheFourBarChain) {
     ASSERT_TRUE(r.completed) << r.failure;
     std::printf("rtol %g: max crank-angle error %.2e rad, %ld singular windows\n", tol,
                 r.max_angle_error, r.windows);
-    EXPECT_GE(r.windows, 1);
+    if (tol == 1e-10) {
+      EXPECT_GE(r.windows, 1);
+    }
     EXPECT_FALSE(r.window_open_at_end);
     EXPECT_LT(r.max_angle_error, tol == 1e-8 ? 1e-3 : 1e-5);
   }
