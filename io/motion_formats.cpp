@@ -1044,6 +1044,16 @@ std::vector<MotionChannel> read_csmip_v2(const TextFile& f) {
       if (n53 > 0 && n53 != static_cast<double>(npts))
         fail_at(f, hdr, "CSMIP V2 point count", fmt_g(n53) + " points (integer #53)",
                 std::to_string(npts) + " points");
+    } else if (hs.find("points of accel") != std::string_view::npos) {
+      // The current layout's data header (lower case, the older layout's is upper case) at
+      // another distance from the title: the integer and real blocks are missing or cut.
+      c.notes.push_back(
+          f.path + " line " + std::to_string(hdr + 1) + ": CSMIP V2 channel " +
+          std::to_string(out.size() + 1) + ": the acceleration header is " +
+          std::to_string(hdr - start) +
+          " lines after the title, not 45 (25 text, 7 integer and 13 real header lines): the "
+          "integer and real header blocks are missing or incomplete, so the orientation "
+          "(integer #27) and the point count (integer #53) were not cross-checked");
     }
     apply_orientation(c, o);
     // "Station No. 89486  ..." (or "Station Id. WLT"), the name on the next line.

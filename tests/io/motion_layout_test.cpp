@@ -96,6 +96,34 @@ TEST(MotionLayout, CsmipV2ChannelsOfDifferentLengthsAndTouchingFields) {
   EXPECT_EQ(ch[0].station, "12345 Generated test station");
 }
 
+// A channel in the current layout without its integer block (7 lines of 16I5): read from its
+// text header, with a note naming the line and the checks that could not be made; a complete
+// channel has no note.
+TEST(MotionLayout, CsmipV2WithoutItsIntegerHeaderIsReadWithANote) {
+  const TempDir dir("gmbd_motion_");
+  const std::vector<double> a = {1.0, -2.0, 3.0};
+  const std::string full = v2_channel(1, "Chan  1: 90 Deg", 90, a);
+  EXPECT_TRUE(read_motion_file(dir.write("full.v2", full))[0].notes.empty());
+  std::vector<std::string> lines;
+  size_t from = 0;
+  for (size_t to = full.find('\n'); to != std::string::npos; from = to + 1, to = full.find('\n', from))
+    lines.push_back(full.substr(from, to - from));
+  lines.erase(lines.begin() + 25, lines.begin() + 32);  // the 7 integer lines
+  std::string cut;
+  for (const auto& l : lines) cut += l + "\n";
+  const auto ch = read_motion_file(dir.write("cut.v2", cut));
+  ASSERT_EQ(ch.size(), 1u);
+  ASSERT_EQ(ch[0].acceleration.size(), 3u);
+  EXPECT_DOUBLE_EQ(ch[0].acceleration[1], -0.02);
+  EXPECT_DOUBLE_EQ(ch[0].azimuth_deg, 90.0);  // from "Chan  1: 90 Deg"
+  ASSERT_EQ(ch[0].notes.size(), 1u);
+  EXPECT_NE(ch[0].notes[0].find("cut.v2 line 39: CSMIP V2 channel 1: the acceleration header is 38 "
+                                "lines after the title, not 45"),
+            std::string::npos)
+      << ch[0].notes[0];
+  EXPECT_NE(ch[0].notes[0].find("point count (integer #53) were not cross-checked"), std::string::npos);
+}
+
 std::vector<std::string> lines_of(const std::string& name) {
   std::ifstream in(std::string(GMBD_DATA_DIR) + "/motions/" + name, std::ios::binary);
   std::vector<std::string> lines;
