@@ -25,7 +25,9 @@ namespace gmbd {
 /// integrator multiplies them by 1/h. Multipliers are algebraic (id = 0), everything else
 /// differential. The multipliers carry KktSolver's sign: constraint force = −Aᵀλ.
 /// Error test (error_test_components): multipliers excluded; index 3 with holonomic rows tests
-/// v with h-scaled weights (an index-2 unknown there); everything else normally.
+/// v with h-scaled weights (an index-2 unknown there); GGL with a DSC coordinate partition marks
+/// the dependent coordinates and velocities class 3 (the integrator may leave them out of its
+/// norms as a last resort); everything else normally.
 ///
 /// Iteration matrix J = ∂F/∂y + cj ∂F/∂ẏ. The Model supplies G, H, M, f, g, h but no
 /// derivatives of M, f, φ, G, H with respect to q or v, so jacobian() assembles:

@@ -40,8 +40,9 @@ class DaeSystem {
   /// How the local error test treats each component: e_i = 1 tested with the usual weight
   /// 1/(rtol·|y_i| + atol); 2 tested with that weight times min(1, h) (index-2 unknowns of an
   /// index-3 system, whose error estimate carries the corrector error divided by h; Hairer &
-  /// Wanner, Solving ODEs II, §VII.8); 3 a differential component left out of the norms (weight
-  /// 0: unknowns the constraint rows determine, such as DSC-dependent coordinates); 0 left out
+  /// Wanner, Solving ODEs II, §VII.8); 3 a differential component the constraint rows determine
+  /// (DSC-dependent coordinates), tested as 1 until the integrator decides to leave it out of
+  /// its norms (SundialsIda: weight 0 after a failure recurs right after a restart); 0 left out
   /// (multipliers: IDASetId + IDASetSuppressAlg).
   /// Default: the differential components with e = 1, algebraic ones 0.
   virtual void error_test_components(VecRef e) const { differential_components(e); }

@@ -67,6 +67,9 @@ struct IntegratorStats {
   double last_step = 0.0;     ///< size of the last accepted step
   double max_step_correction = 0.0;   ///< largest projection of a step result so far
   double max_stage_correction = 0.0;  ///< largest projection of an internal stage state
+  /// IDA: the time from which the DSC-dependent components were left out of the error test (a
+  /// failure recurred right after a restart; docs/theory.md §4); −1: never.
+  double dependent_untested_from = -1.0;
 };
 
 class Integrator {

@@ -259,8 +259,8 @@ struct SundialsIda::Impl {
   /// Modified Newton across steps, as CVODE's linear solver interface does it: IDA asks for a
   /// new iteration matrix whenever cj = α/h leaves [0.6, 1.667] times the cj of the last one
   /// (at every stop on an input breakpoint, for one) or Newton failed. The matrix is rebuilt
-  /// from the kept ∂F/∂y and ∂F/∂ẏ with the new cj (DaeSystem::rescale_jacobian: no model
-  /// evaluation) unless the kept tangents are kMaxStepsBetweenTangents steps old, Newton has
+  /// from the kept tangents with the new cj and the current M, G, H (DaeSystem::rescale_jacobian:
+  /// one model evaluation, no tangents) unless the kept tangents are kMaxStepsBetweenTangents steps old, Newton has
   /// failed since the last request, or this is a second request within one step — IDA's own
   /// retry after a failed Newton iteration, which its failure counter shows only once the
   /// step returns.
@@ -285,6 +285,7 @@ struct SundialsIda::Impl {
         nst - tangents_taken_at_step >= kMaxStepsBetweenTangents)
       return false;
     if (!dae->rescale_jacobian(t, y_now, cj, J)) return false;
+    ++model_evaluations;
     scale_rows(J);
     rescaled_at_step = nst;
     return true;
@@ -499,7 +500,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   for (int i = 0; i < s.n; ++i) s.id(i) = s.error_class(i) != 0.0 ? 1.0 : 0.0;
   const bool has_algebraic = (s.id.array() == 0.0).any();
   // Our weight function for classes 2 and 3 (the latter's mask is off until a failure needs it).
-  const bool h_scaled_weights = (s.error_class.array() >= 2.0).any();
+  const bool own_weights = (s.error_class.array() >= 2.0).any();
   Vec differential(s.n);
   s.dae->differential_components(differential);
 
@@ -527,7 +528,7 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   s.reset_tangent_reuse();
   // atol for differential unknowns, kAlgebraicAtol for multipliers.
   for (int i = 0; i < s.n; ++i) s.atol(i) = differential(i) != 0.0 ? o.atol : kAlgebraicAtol;
-  if (h_scaled_weights) {
+  if (own_weights) {
     ss::check_setup(IDAWFtolerances(s.memory, ida_weights), "IDAWFtolerances");
   } else {
     ss::check_setup(IDASVtolerances(s.memory, o.rtol, s.atol_view.get()), "IDASVtolerances");
@@ -651,7 +652,8 @@ bool SundialsIda::restart_after_failure(int flag) {
   // round-off of its dish centre: r = |ρ| turns on a time scale far below any useful step).
   bool mask = false;
   if (nst == 0 && !window) {
-    if (s.dependent_masked || !(s.error_class.array() == 3.0).any()) return false;
+    // Only with a projection: it rebuilds the masked components at every output and restart.
+    if (s.dependent_masked || !s.project || !(s.error_class.array() == 3.0).any()) return false;
     mask = true;
   }
   if (window) ++s.windows_opened;
@@ -661,7 +663,10 @@ bool SundialsIda::restart_after_failure(int flag) {
     return false;  // report the original failure
   }
   --s.failure_restarts_left;
-  if (mask) s.dependent_masked = true;
+  if (mask) {
+    s.dependent_masked = true;
+    stats_.dependent_untested_from = tn;
+  }
   s.status.clear();
   s.message.clear();
   return true;

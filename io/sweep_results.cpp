@@ -435,6 +435,16 @@ SweepResultsWriter SweepResultsWriter::create(const std::string& path, const Swe
   // Written under a temporary name and renamed: an earlier file of the name stays whole until
   // the new one is complete (a resume that re-lays out the table copies its rows first).
   const std::string temporary = path + ".new";
+  // A failure before the rename (a full disk, a rename refused) removes the partial new file:
+  // nothing is left beside the results but what was there before.
+  struct RemoveUnlessRenamed {
+    const std::string& file;
+    bool renamed = false;
+    ~RemoveUnlessRenamed() {
+      std::error_code ignored;
+      if (!renamed) std::filesystem::remove(file, ignored);
+    }
+  } cleanup{temporary};
   errno = 0;
   {
     Handle file(hdf5_support::create_staged_hdf5(temporary), H5Fclose);
@@ -506,6 +516,7 @@ SweepResultsWriter SweepResultsWriter::create(const std::string& path, const Swe
   fsync_path(temporary);
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
+  cleanup.renamed = !ec;
   if (!ec) fsync_path(std::filesystem::absolute(path).parent_path().string());
   if (ec) throw std::runtime_error("sweep results '" + path + "': cannot rename '" + temporary + "' onto it (" + ec.message() + ")");
   open_file(*impl);

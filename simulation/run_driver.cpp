@@ -708,6 +708,15 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink, const Progr
   summary.steps = stats.steps;
   summary.rejected_steps = stats.rejected_steps;
   summary.rhs_evaluations = stats.rhs_evaluations;
+  summary.dependent_untested_from = stats.dependent_untested_from;
+  if (stats.dependent_untested_from >= 0.0) {
+    spdlog::warn("{}: from t = {} s the integrator ({}) left the DSC-dependent coordinates and "
+                 "velocities out of its error test: a convergence failure recurred right after a "
+                 "restart (a dependent coordinate turning faster than any useful step, e.g. a "
+                 "rolling ball passing within round-off of its dish centre); they are still held "
+                 "by the constraint rows and projected at every output (docs/theory.md §4)",
+                 cfg.name, stats.dependent_untested_from, cfg.integrator.method);
+  }
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return summary;

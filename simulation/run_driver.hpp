@@ -94,6 +94,9 @@ struct RunSummary {
   double max_energy_error = 0.0;  ///< max |E − E(0)|, NaN when the model defines no energy
   double wall_seconds = 0.0;
   std::vector<OutputPeak> output_peaks;  ///< one per Model::output_quantities entry
+  /// IDA: the time from which the DSC-dependent coordinates and velocities were left out of the
+  /// error test as a last resort (docs/theory.md §4; a warning says so); −1: never.
+  double dependent_untested_from = -1.0;
 };
 
 using SampleSink = std::function<void(const OutputSample&)>;

@@ -188,6 +188,7 @@ TEST_F(SweepCli, AFullDiskIsAClearErrorAndTheSweepResumesOnceThereIsRoom) {
   EXPECT_EQ(full.code, 1) << full.output;
   EXPECT_HAS(full.output, "small/s.h5");
   EXPECT_EQ(full.output.find("Segmentation"), std::string::npos) << full.output;
+  EXPECT_FALSE(fs::exists(small / "s.h5.new")) << "the partial table is removed";
   ASSERT_EQ(mount("tmpfs", small.c_str(), "tmpfs", MS_REMOUNT, "size=4m"), 0) << std::strerror(errno);
   const Result room = gmbd("sweep s.yaml --no-report -j 2 -o small/s.h5");
   EXPECT_EQ(room.code, 0) << room.output;
