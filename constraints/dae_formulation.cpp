@@ -67,25 +67,28 @@ void DaeFormulation::error_test_components(VecRef e) const {
   // ball through its dish centre: r = |ρ|) their local error estimates and Newton corrections
   // would stall the step size although the motion is smooth.
   if (!projection_dependent_only_ || index_ != DaeIndex::kStabilizedIndex2) return;
-  Vec w(nq_);  // initialisation time: allocation allowed
-  for (int level = 0; level < 2; ++level) {
-    w.setOnes();
-    if (level == 0) {
-      model_.correction_weights(w);
-    } else {
-      model_.velocity_correction_weights(w);
-    }
-    // Without an independent coordinate the projection corrects all of them: keep the level.
-    if (!(w.array() == 0.0).any()) continue;
-    for (int j = 0; j < nq_; ++j) {
-      if (w(j) > 0.0) e(level * nq_ + j) = 3.0;
-    }
+  Vec mask(nd_ - nz_);  // initialisation time: allocation allowed
+  if (!dependent_component_mask(model_, mask)) return;
+  for (int j = 0; j < mask.size(); ++j) {
+    if (mask(j) == 0.0) e(j) = 3.0;
   }
 }
 
 void DaeFormulation::step_scaled_rows(VecRef s) const {
   s.setZero();
   if (index_ == DaeIndex::kIndex3) s.tail(m_).setOnes();
+}
+
+void DaeFormulation::evaluate_jacobians(double t, CVec q) {
+  // The Model convention: outputs are zeroed by the caller.
+  M_.setZero();
+  A_.setZero();
+  model_.mass_matrix(t, q, M_);
+  auto G = A_.topRows(nh_);
+  auto H = A_.bottomRows(nn_);
+  if (nh_ > 0) model_.holonomic_jacobian(t, q, G);
+  if (nn_ > 0) model_.nonholonomic_jacobian(t, q, H);
+  mark_decoupled();
 }
 
 void DaeFormulation::evaluate_model(double t, CVec q, CVec v, CVec z) {
@@ -281,9 +284,9 @@ bool DaeFormulation::rescale_jacobian(double t, CVec y, double cj, MatRef J) {
   if (!kept_valid_ || ode_window_) return false;
   // The kept second-derivative tangents with this state's M, G, H: near a point where a
   // constraint's gradient changes fast (a rolling ball at its dish centre: ∂g/∂r = 2r) the
-  // Jacobian blocks of an earlier state would stall Newton; the model evaluation they need is
-  // cheap beside the tangents.
-  evaluate_model(t, y.head(nq_), y.segment(nq_, nq_), y.segment(2 * nq_, nz_));
+  // Jacobian blocks of an earlier state would stall Newton; M, G and H are
+  // cheap beside the tangents (evaluate_jacobians: no forces, no constraint values).
+  evaluate_jacobians(t, y.head(nq_));
   J = kept_state_part_;
   write_constraint_blocks(J);
   add_rate_part(cj, J);

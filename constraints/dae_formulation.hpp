@@ -113,6 +113,8 @@ class DaeFormulation final : public DaeSystem {
   /// and rows.
   void evaluate_model(double t, CVec q, CVec v, CVec z);
   void mark_decoupled();
+  /// M and A = [G; H] at (t, q) only (what a rescaled matrix needs), and the decoupled marks.
+  void evaluate_jacobians(double t, CVec q);
   void mark_redundant_rows(double t0);
   /// Minimum-norm rows for decoupled coordinates / rows (see the class comment).
   void replace_decoupled_residual(CVec y, CVec yp, VecRef r) const;

@@ -449,4 +449,28 @@ double DscProjector::correct(double t, VecRef q, VecRef v) {
   return std::sqrt(dq * dq + dv * dv);
 }
 
+bool dependent_component_mask(const Model& model, VecRef mask) {
+  const int nq = model.nq();
+  Vec w(nq);
+  bool any = false;
+  for (int level = 0; level < 2; ++level) {
+    w.setOnes();
+    if (level == 0) {
+      model.correction_weights(w);
+    } else {
+      model.velocity_correction_weights(w);
+    }
+    auto m = mask.segment(level * nq, nq);
+    m.setOnes();
+    if (!(w.array() == 0.0).any()) continue;
+    for (int j = 0; j < nq; ++j) {
+      if (w(j) > 0.0) {
+        m(j) = 0.0;
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
 }  // namespace gmbd

@@ -34,6 +34,13 @@ struct DscOptions {
   double singular_tolerance = kSingularTolerance;
 };
 
+/// The position and velocity components (size 2·nq) a dependent-only DSC projection recomputes
+/// from the independent ones: mask 0 there, 1 elsewhere, per level (positions from
+/// Model::correction_weights, velocities from velocity_correction_weights). A level without an
+/// independent coordinate (no zero weight) is corrected as a whole by minimum norm, not
+/// recomputed: it stays 1. Returns whether any component is 0. Allocates (initialisation only).
+bool dependent_component_mask(const Model& model, VecRef mask);
+
 /// Weighted minimum-norm projector. With W = diag(w) (w from the model — positions:
 /// correction_weights, velocities: velocity_correction_weights — or all ones; divided by the
 /// mass diagonal when DscOptions::mass_weighted):

@@ -148,27 +148,8 @@ double StabilizedDynamics::project(double t, VecRef z) {
 
 bool StabilizedDynamics::error_test_mask(VecRef mask) const {
   if (!dsc_ || !options_.dsc_options.dependent_only) return false;
-  Vec w(nq_);  // initialize() time: allocation allowed
-  bool masked = false;
-  for (int level = 0; level < 2; ++level) {
-    w.setOnes();
-    if (level == 0) {
-      model_.correction_weights(w);
-    } else {
-      model_.velocity_correction_weights(w);
-    }
-    auto m = mask.segment(level * nq_, nq_);
-    m.setOnes();
-    // Without an independent coordinate the projection is a minimum-norm correction of all
-    // of them, not a recomputation: keep the level in the test.
-    if (!(w.array() == 0.0).any()) continue;
-    for (int j = 0; j < nq_; ++j) {
-      if (w(j) > 0.0) {
-        m(j) = 0.0;
-        masked = true;
-      }
-    }
-  }
+  // initialize() time: allocation allowed.
+  const bool masked = dependent_component_mask(model_, mask.head(2 * nq_));
   mask.tail(nz_).setOnes();
   return masked;
 }
