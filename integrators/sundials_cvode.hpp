@@ -25,8 +25,10 @@ namespace gmbd {
 ///    applied to err, at the price of one more projection per step).
 ///  * "cvode-adams": Adams–Moulton orders 1–12 for non-stiff systems with fixed-point
 ///    (functional) iteration, no Jacobian. CVODE supports projection with BDF only, so with
-///    Adams the constraints are held only by the differentiated (acceleration-level)
-///    equations to the integration tolerance; outputs are projected.
+///    a projection GaussMBD projects the solution between Adams steps and, once the
+///    correction exceeds 10 times the tolerance (error-weighted RMS) after at least 30 steps
+///    since the last start — or 1000 times it at once — restarts CVODE from the projected
+///    state (CVodeReInit: order 1 again). Outputs are projected.
 ///
 /// Options as for SundialsIda: rtol/atol, max_step, min_step, dt > 0 initial step,
 /// max_order (0 → 5 BDF, 12 Adams), max_steps (accepted steps per run), stop_time
@@ -36,7 +38,7 @@ namespace gmbd {
 /// projection, interpolated outputs are projected (not counted as a correction, as for the
 /// RK family). Corrections: BDF: stats().max_step_correction / take_correction() report the
 /// largest CVODE projection (of any step attempt, including attempts the error test then
-/// rejects); Adams: the size of the output projections (no in-step correction exists).
+/// rejects); Adams: the largest restart correction or output projection.
 ///
 /// Failures and callbacks as SundialsIda: return codes < 0 → IntegrationError naming the
 /// time, step size, code, meaning and the last callback failure; NumericalError or non-finite
@@ -66,6 +68,8 @@ class SundialsCvode final : public Integrator {
   long jacobian_evaluations() const;
   /// Number of CVODE projections (CVodeGetNumProjEvals), 0 for Adams.
   long projections() const;
+  /// Adams with a projection: restarts from a projected state so far (0 for BDF).
+  long restarts() const;
 
   /// Implementation (SUNDIALS memory, workspace, callbacks); opaque outside the .cpp.
   struct Impl;

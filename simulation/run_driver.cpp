@@ -227,15 +227,6 @@ void warn_about_lost_detail(const RunConfig& cfg, const PreparedRun& run, bool a
                  cfg.source, cfg.integrator.dt, run.input_sample_interval, cfg.integrator.method,
                  run.input_sample_interval);
   }
-  // SUNDIALS projects CVODE steps only with BDF: Adams integrates the index-1 equations between
-  // outputs, so drift grows unchecked there and, through a singular position, the state can leave
-  // the physical branch (A02: a wrong branch at every tolerance, docs/benchmarks.md#a02).
-  if (cfg.integrator.method == "cvode-adams" && run.built.model->n_holonomic() > 0 &&
-      cfg.stabilization.uses_dsc()) {
-    spdlog::warn("{}: integrator.method = cvode-adams: SUNDIALS does not project Adams steps, so DSC "
-                 "corrects the output rows only and constraint drift accumulates between them; "
-                 "for a constrained model prefer cvode-bdf, rk45 or ida", cfg.source);
-  }
 }
 
 
