@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "io/guarded_read.hpp"
 #include "io/hdf5_support.hpp"
 #include "io/staged_file.hpp"
 
@@ -362,8 +363,9 @@ class ResultsFileReader {
 
 }  // namespace
 
-void export_hdf5_to_csv(const std::string& h5_path, const std::string& csv_path) {
-  refuse_same_files({{"the CSV output (-o)", csv_path}}, {{"the results file", h5_path}});
+namespace {
+
+void export_unguarded(const std::string& h5_path, const std::string& csv_path) {
   const SilenceHdf5Errors silence;
   const ResultsFileReader in(h5_path);
 
@@ -426,6 +428,27 @@ void export_hdf5_to_csv(const std::string& h5_path, const std::string& csv_path)
     }
   }
   out.close();
+}
+
+}  // namespace
+
+void export_hdf5_to_csv(const std::string& h5_path, const std::string& csv_path) {
+  refuse_same_files({{"the CSV output (-o)", csv_path}}, {{"the results file", h5_path}});
+  // HDF5 1.10 follows a damaged global heap (the string attributes) into a crash or an endless
+  // loop: the export runs in a child process, and either becomes an error naming the file.
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(h5_path, ec);
+  try {
+    run_guarded_read("results file", h5_path, guarded_read_time_limit(ec ? 0 : bytes),
+                     [&] { export_unguarded(h5_path, csv_path); });
+  } catch (const DamagedFileError&) {
+    // The rows the child wrote before it died came from a damaged file: its staging file goes.
+    // (An ordinary failure keeps it, as without the child; an in-place output, a device or
+    // /dev/stdout, has no staging file.)
+    const std::string staging = StagedFile::staging_path_of(csv_path);
+    if (std::filesystem::is_regular_file(staging, ec)) std::filesystem::remove(staging, ec);
+    throw;
+  }
 }
 
 }  // namespace gmbd

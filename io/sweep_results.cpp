@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
+#include "io/guarded_read.hpp"
 #include "io/hdf5_support.hpp"
 
 namespace gmbd {
@@ -340,6 +341,13 @@ int SweepTable::output_index(const std::string& output) const {
 }
 
 // ---- reading ------------------------------------------------------------------------------------
+
+void check_sweep_table_readable(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  run_guarded_read("sweep results", path, guarded_read_time_limit(ec ? 0 : bytes),
+                   [&] { (void)read_sweep_table(path); });
+}
 
 SweepTable read_sweep_table(const std::string& path) {
   const SilenceHdf5Errors silence;
