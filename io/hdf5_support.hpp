@@ -38,6 +38,36 @@ class SilenceHdf5Errors {
 
 /// The innermost message of the current thread's HDF5 error stack (e.g. the errno text of a
 /// failed open), or "" when the stack is empty. Must be called right after the failing call.
+/// HDF5's description of a failed system call ("file write failed: time = <date>\n,
+/// filename = '…', file descriptor = 4, errno = 28, error message = 'No space left on device',
+/// buf = …, total write size = …, …") as one line: "file write failed: No space left on device
+/// (errno 28) on '<filename>'". Other descriptions are returned on one line, unchanged otherwise.
+inline std::string tidy_hdf5_description(std::string desc) {
+  const auto quoted_after = [&](const std::string& key) -> std::string {
+    const size_t at = desc.find(key + " = '");
+    if (at == std::string::npos) return {};
+    const size_t from = at + key.size() + 4;
+    const size_t to = desc.find('\'', from);
+    return to == std::string::npos ? std::string() : desc.substr(from, to - from);
+  };
+  const std::string message = quoted_after("error message");
+  if (!message.empty()) {
+    std::string tidy = desc.substr(0, desc.find(':')) + ": " + message;
+    const size_t e = desc.find("errno = ");
+    if (e != std::string::npos) {
+      const size_t end = desc.find_first_not_of("-0123456789", e + 8);
+      tidy += " (errno " + desc.substr(e + 8, end - (e + 8)) + ")";
+    }
+    const std::string file = quoted_after("filename");
+    if (!file.empty()) tidy += " on '" + file + "'";
+    return tidy;
+  }
+  for (char& c : desc) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return desc;
+}
+
 inline std::string hdf5_error_detail() {
   std::string detail;
   H5Ewalk2(
@@ -49,7 +79,7 @@ inline std::string hdf5_error_detail() {
         return 0;
       },
       &detail);
-  return detail;
+  return tidy_hdf5_description(detail);
 }
 
 /// Owner of one HDF5 identifier; closes it with the matching H5?close.

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "io/hdf5_support.hpp"
 #include "io/hdf5_writer.hpp"
 #include "support/temp_dir.hpp"
 
@@ -506,6 +507,20 @@ TEST(Hdf5ResultWriter, UnwritablePathsNameThePathAndReason) {
   }
   fs::permissions(locked, fs::perms::owner_all);
   EXPECT_THROW(Hdf5ResultWriter(dir.file("x.h5"), test_layout(), 0), std::invalid_argument);
+}
+
+// HDF5's description of a failed write (the full-disk case, HDF5 1.10.8's text) becomes one
+// line with the system's reason, its errno and the file; other descriptions lose only newlines.
+TEST(Hdf5Errors, AFailedSystemCallIsDescribedOnOneLine) {
+  const std::string raw =
+      "file write failed: time = Sat Nov 28 19:55:03 2026\n, filename = '/tmp/tiny/x.h5.partial', "
+      "file descriptor = 4, errno = 28, error message = 'No space left on device', buf = "
+      "0x7f23f41dd010, total write size = 5240, bytes this sub-write = 5240, bytes actually "
+      "written = 18446744073709551615, offset = 0";
+  EXPECT_EQ(hdf5_support::tidy_hdf5_description(raw),
+            "file write failed: No space left on device (errno 28) on '/tmp/tiny/x.h5.partial'");
+  EXPECT_EQ(hdf5_support::tidy_hdf5_description("unable to open file\nsecond line"), "unable to open file second line");
+  EXPECT_EQ(hdf5_support::tidy_hdf5_description(""), "");
 }
 
 TEST(Hdf5ResultWriter, MoveTransfersTheFile) {
