@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/memory_budget.hpp"
 
 namespace gmbd {
 namespace {
@@ -26,12 +27,29 @@ bool is_zero(const Eigen::MatrixBase<Derived>& x) {
   return x.size() == 0 || x.cwiseAbs().maxCoeff() == 0.0;
 }
 
+/// model.nq(), once the dense matrices the constructor allocates are known to fit in memory
+/// (in doubles: 6 n² — M, M̂, L, Z, MZ and the Cholesky factor —, 5 m n — A, its scaled copy,
+/// B, the rank-revealing QR and X —, (n + m)² for K and 2 m² for S and its LDLᵀ). A 10,000-link
+/// chain (n = 20,000, m = 10,000) needs 36 GB: refused here instead of being killed by the
+/// kernel when the pages are touched.
+int checked_dimension(const Model& model) {
+  const auto n = static_cast<std::uint64_t>(model.nq());
+  const auto m = static_cast<std::uint64_t>(model.n_holonomic() + model.n_nonholonomic());
+  const std::uint64_t doubles = 6 * n * n + 5 * m * n + (n + m) * (n + m) + 2 * m * m;
+  check_dense_memory("the KKT solver for " + std::to_string(n) + " coordinates and " + std::to_string(m) +
+                         " constraint rows",
+                     doubles * sizeof(double),
+                     "6 n² + 5 m n + (n + m)² + 2 m² doubles: the mass matrix and its factors, the "
+                     "constraint Jacobian and its QR, the KKT matrix");
+  return model.nq();
+}
+
 }  // namespace
 
 KktSolver::KktSolver(const Model& model, KktOptions options)
     : model_(model),
       options_(options),
-      n_(model.nq()),
+      n_(checked_dimension(model)),
       nh_(model.n_holonomic()),
       nn_(model.n_nonholonomic()),
       m_(nh_ + nn_),

@@ -15,6 +15,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "core/errors.hpp"
+#include "core/memory_budget.hpp"
 #include "integrators/sundials_common.hpp"
 
 namespace gmbd {
@@ -414,6 +415,10 @@ void SundialsCvode::initialize(OdeSystem& system, double t0, CVec z0) {
   if (o.dt > 0.0) ss::check_setup(CVodeSetInitStep(s.memory, std::min(o.dt, o.max_step)), "CVodeSetInitStep");
   if (std::isfinite(o.stop_time)) ss::check_setup(CVodeSetStopTime(s.memory, o.stop_time), "CVodeSetStopTime");
   if (s.bdf) {
+    // The dense iteration matrix, CVODE's saved Jacobian (the same size) and its work vectors.
+    check_dense_memory("integrator " + s.options.method + " (" + std::to_string(s.n) + " states)",
+                       static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(2 * s.n + 16) * sizeof(double),
+                       "its dense iteration matrix and saved Jacobian, 2 N² doubles");
     s.matrix = SUNDenseMatrix(s.n, s.n, ctx);
     if (s.matrix == nullptr) throw std::runtime_error("SUNDenseMatrix failed");
     s.linear_solver = SUNLinSol_Dense(s.y_view.get(), s.matrix, ctx);

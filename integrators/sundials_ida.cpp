@@ -14,6 +14,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "core/errors.hpp"
+#include "core/memory_budget.hpp"
 #include "integrators/sundials_common.hpp"
 #include "integrators/sundials_rank_revealing.hpp"
 
@@ -548,6 +549,10 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   s.initial_step = h0;
   if (h0 > 0.0) ss::check_setup(IDASetInitStep(s.memory, h0), "IDASetInitStep");
   if (std::isfinite(o.stop_time)) ss::check_setup(IDASetStopTime(s.memory, o.stop_time), "IDASetStopTime");
+  // The dense iteration matrix (factored in place) and IDA's 15-odd work vectors.
+  check_dense_memory("integrator " + s.options.method + " (the DAE has " + std::to_string(s.n) + " unknowns)",
+                     static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.n + 16) * sizeof(double),
+                     "its dense iteration matrix, N² doubles");
   s.matrix = SUNDenseMatrix(s.n, s.n, ctx);
   if (s.matrix == nullptr) throw std::runtime_error("SUNDenseMatrix failed");
   // Redundant constraint rows make the multiplier columns dependent and a singular position
