@@ -3,7 +3,7 @@
 # build/fuzz, seeds each corpus from the repository's own files, replays the committed
 # regression inputs and fuzzes each target for SECONDS. Any crash fails the script; its input is
 # saved in build/fuzz/findings/<target>/ (add it to fuzz/regressions/<target>/ with its fix).
-#   bash scripts/fuzz.sh [SECONDS=60] [TARGET…]      targets: run_config model_file expression motion
+#   bash scripts/fuzz.sh [SECONDS=60] [TARGET…]      targets: run_config model_file expression motion sweep_file
 #   GMBD_FUZZ_WORKERS=N   parallel fuzzing processes per target (default 1)
 #   GMBD_FUZZ_PARALLEL=N  targets fuzzed at the same time (default: the number of cores)
 set -euo pipefail
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(run_config model_file expression motion)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(run_config model_file expression motion sweep_file)
 WORKERS="${GMBD_FUZZ_WORKERS:-1}"
 BUILD=build/fuzz
 
@@ -32,6 +32,7 @@ seed() {
   case "$target" in
     run_config|model_file) find examples tests -name '*.yaml' -o -name '*.yml' | while read -r f; do
                              cp "$f" "$dir/$(echo "$f" | tr '/' '_')"; done ;;
+    sweep_file) cp examples/sweeps/*.yaml "$dir/" ;;
     motion) cp data/motions/*.[AaVvSs]* "$dir/" 2>/dev/null || true
             find tests -path '*motion*' -type f \( -name '*.csv' -o -name '*.txt' \) -exec cp {} "$dir/" \; ;;
     expression) grep -rhoE ':\s*"[^"]+"' examples --include='*.yaml' | sed -E 's/^:\s*"//; s/"$//' |

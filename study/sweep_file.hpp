@@ -19,6 +19,8 @@ struct SweepRecordGroup {
   std::string mode = "each_horizontal";
   std::string input = "floor_x";
   std::vector<std::pair<std::string, std::string>> assignments;
+  /// Per assignment: the selector was quoted ("90"): a component text, never an index.
+  std::vector<char> by_component;
   int line = 0;  ///< 1-based line of the entry (messages)
 };
 

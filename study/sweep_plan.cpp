@@ -57,12 +57,13 @@ std::string channel_list(const std::vector<MotionChannel>& channels) {
   return out;
 }
 
-// The channel a "map" entry names: an index, or a component text (case-insensitive).
+// The channel a "map" entry names: an index, or a component text (case-insensitive); a quoted
+// selector (by_component) is a component text even when it is a number ("90", "180").
 const MotionChannel& select_channel(const std::vector<MotionChannel>& channels, const std::string& selector,
-                                    const std::string& context) {
+                                    bool by_component, const std::string& context) {
   char* end = nullptr;
   const long index = std::strtol(selector.c_str(), &end, 10);
-  if (end != selector.c_str() && *end == '\0') {
+  if (!by_component && end != selector.c_str() && *end == '\0') {
     if (index < 0 || index >= static_cast<long>(channels.size())) {
       throw InputError(context + ": channel " + selector + " does not exist; the file has " +
                        std::to_string(channels.size()) + " channels: " + channel_list(channels));
@@ -137,8 +138,10 @@ std::vector<SweepRecord> records_of_file(const SweepSpec& spec, const SweepRecor
     return out;
   }
   std::string label = name;
-  for (const auto& [input, selector] : group.assignments) {
-    const MotionChannel& m = select_channel(read, selector, context + ", channels." + input);
+  for (size_t a = 0; a < group.assignments.size(); ++a) {
+    const auto& [input, selector] = group.assignments[a];
+    const bool by_component = a < group.by_component.size() && group.by_component[a] != 0;
+    const MotionChannel& m = select_channel(read, selector, by_component, context + ", channels." + input);
     r.channels.push_back(channel_of(m, input));
     label += fmt::format("{} {}=ch {}", label == name ? "" : ",", input, m.channel);
   }

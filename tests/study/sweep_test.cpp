@@ -206,6 +206,18 @@ TEST_F(SweepTest, SeededInitialConditionsAndLatinHypercube) {
   EXPECT_EQ(a, b) << "seeded: reproducible";
 }
 
+// `channels: {floor_x: "180"}` names the CSMIP component 180 (the file's first channel); the
+// same number unquoted would be channel index 180 (there are 3). Issue: a quoted numeric
+// component was read as an index ("channel 90 does not exist").
+TEST_F(SweepTest, AQuotedNumericChannelIsAComponentName) {
+  const std::string file = std::string(GMBD_DATA_DIR) + "/motions/CE89486_Fortuna_Ferndale2022_3ch.v2";
+  const SweepPlan plan(load_sweep_file(sweep("records:\n  - files: " + file + "\n    channels: {floor_x: \"90\"}\n")));
+  ASSERT_EQ(plan.records().size(), 1u);
+  ASSERT_EQ(plan.records()[0].channels.size(), 1u);
+  EXPECT_EQ(plan.records()[0].channels[0].component, "90");
+  EXPECT_EQ(plan.records()[0].channels[0].channel, 1);
+}
+
 TEST_F(SweepTest, PlanErrorsNameTheRecordAndChannel) {
   const auto error = [&](const std::string& body) {
     try {
@@ -218,6 +230,9 @@ TEST_F(SweepTest, PlanErrorsNameTheRecordAndChannel) {
   EXPECT_HAS(error("records:\n  - files: RSN57_SFERN_ORR021.AT2\n    channels: {floor_x: 3}\n"),
              "channel 3 does not exist; the file has 1 channels");
   EXPECT_HAS(error("records:\n  - files: RSN57_SFERN_ORR021.AT2\n    channels: {floor_x: Up}\n"), "no channel with component 'Up'");
+  // Quoted, a number is a component text (as in run files), never an index.
+  EXPECT_HAS(error("records:\n  - files: RSN57_SFERN_ORR021.AT2\n    channels: {floor_x: \"0\"}\n"),
+             "no channel with component '0'");
   EXPECT_HAS(error("records:\n  - files: RSN57_SFERN_ORRDWN.AT2\n"), "no horizontal channel");
   EXPECT_HAS(error("records:\n  - files: RSN57_SFERN_ORR021.AT2\n    channels: triaxial\n"), "triaxial needs 2 horizontal channels");
   EXPECT_HAS(error(records() + "initial_conditions: {count: 2, vary: [time.end]}\n"), "gives no value of 'time.end'");
