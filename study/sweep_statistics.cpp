@@ -218,6 +218,32 @@ FragilityCurve fit_fragility(const std::vector<double>& intensity, const std::ve
     f.note = "one intensity level cannot fix both θ and β";
     return f;
   }
+  // Complete separation (no run exceeds below some level, every run from it on): the
+  // likelihood grows as β → 0 without a maximum, and where the optimiser stops (β = 0.044 for
+  // 0/3, 3/3, 3/3) says nothing. θ lies between the two levels; β is not resolved.
+  {
+    std::vector<size_t> order(lnx.size());
+    for (size_t l = 0; l < order.size(); ++l) order[l] = l;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lnx[a] < lnx[b]; });
+    size_t first_all = order.size();
+    bool separated = true;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const size_t l = order[k];
+      if (first_all == order.size()) {
+        if (z[l] == n[l]) first_all = k;
+        else if (z[l] != 0) separated = false;
+      } else if (z[l] != n[l]) {
+        separated = false;
+      }
+    }
+    if (separated && first_all > 0 && first_all < order.size()) {
+      const double below = std::exp(lnx[order[first_all - 1]]), above = std::exp(lnx[order[first_all]]);
+      f.note = fmt::format("the exceedance jumps from none to all between the levels {:.4g} and {:.4g}: "
+                           "θ lies between them and β is not resolved (more levels needed)",
+                           below, above);
+      return f;
+    }
+  }
   // Start from the level nearest half exceedance and β = 0.4 (a common record-to-record value).
   double mu0 = lnx.front(), best = 2.0;
   for (size_t l = 0; l < lnx.size(); ++l) {

@@ -234,7 +234,15 @@ bool run_plot_script(const std::string& script, const std::vector<std::string>& 
     return false;
   }
   if (rc != 0) {
-    spdlog::warn("plot script {} failed (exit {}); is python3-matplotlib installed?", script, rc);
+    // std::system returns a wait status: 256 is exit status 1. The script's own message (or
+    // Python's, e.g. "No module named 'matplotlib'") is already on standard error.
+    const int status = rc == -1 ? -1 : WEXITSTATUS(rc);
+    if (status == 127) {
+      spdlog::warn("plot skipped: {} could not be started ({} not found?)", script, python_executable());
+    } else {
+      spdlog::warn("plot script {} failed (exit status {}; its message is above): no plot written", script,
+                   status);
+    }
     return false;
   }
   return true;

@@ -121,7 +121,10 @@ int report(const SweepTable& table, const SweepReportOptions& options, bool plot
   const SweepReport rep = write_sweep_report(table, options);
   for (const auto& line : rep.lines) std::cout << line << "\n";
   std::cout << "report tables in " << options.directory << "/" << std::endl;
-  if (plot && run_plot_script("plot_sweep.py", {options.directory})) {
+  if (plot && table.outputs.empty()) {
+    // Nothing to draw: IDA curves and fragility are of outputs (the model declares none).
+    std::cout << "no plots: the sweep records no outputs (declare them in the model file's outputs:)\n";
+  } else if (plot && run_plot_script("plot_sweep.py", {options.directory})) {
     std::cout << "plots in " << options.directory << "/ (ida_*.png, fragility_*.png)\n";
   }
   return kOk;

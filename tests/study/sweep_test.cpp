@@ -262,6 +262,12 @@ TEST(SweepStatistics, MaximumLikelihoodRecoversALognormalFragility) {
   // Degenerate counts are not fitted, and say why.
   EXPECT_FALSE(fit_fragility(x, n, std::vector<int>(x.size(), 0)).fitted);
   EXPECT_HAS(fit_fragility(x, n, n).note, "every run exceeds");
+  // None below a level, all from it on (0/3, 3/3, 3/3): no maximum of the likelihood (β → 0);
+  // the optimiser stopped at β = 0.044 and it was printed as a fit.
+  const FragilityCurve jump = fit_fragility({0.1, 0.2, 0.3}, {3, 3, 3}, {0, 3, 3});
+  EXPECT_FALSE(jump.fitted);
+  EXPECT_HAS(jump.note, "jumps from none to all between the levels 0.1 and 0.2");
+  EXPECT_TRUE(fit_fragility({0.1, 0.2, 0.3}, {3, 3, 3}, {0, 2, 3}).fitted);
 }
 
 TEST(SweepStatistics, TotalProbabilityMatchesTheClosedFormOfAPowerLawHazard) {
