@@ -29,17 +29,17 @@ bool is_zero(const Eigen::MatrixBase<Derived>& x) {
 
 /// model.nq(), once the dense matrices the constructor allocates are known to fit in memory
 /// (in doubles: 6 n² — M, M̂, L, Z, MZ and the Cholesky factor —, 5 m n — A, its scaled copy,
-/// B, the rank-revealing QR and X —, (n + m)² for K and 2 m² for S and its LDLᵀ). A 10,000-link
-/// chain (n = 20,000, m = 10,000) needs 36 GB: refused here instead of being killed by the
+/// B, the rank-revealing QR and X —, (n + m)² for K and 4 m² for S, its LDLᵀ and the QR's
+/// null-space workspace). A 10,000-link chain (n = 20,000, m = 10,000) needs 37 GB: refused here instead of being killed by the
 /// kernel when the pages are touched.
 int checked_dimension(const Model& model) {
   const auto n = static_cast<std::uint64_t>(model.nq());
   const auto m = static_cast<std::uint64_t>(model.n_holonomic() + model.n_nonholonomic());
-  const std::uint64_t doubles = 6 * n * n + 5 * m * n + (n + m) * (n + m) + 2 * m * m;
+  const std::uint64_t doubles = 6 * n * n + 5 * m * n + (n + m) * (n + m) + 4 * m * m;
   check_dense_memory("the KKT solver for " + std::to_string(n) + " coordinates and " + std::to_string(m) +
                          " constraint rows",
                      doubles * sizeof(double),
-                     "6 n² + 5 m n + (n + m)² + 2 m² doubles: the mass matrix and its factors, the "
+                     "6 n² + 5 m n + (n + m)² + 4 m² doubles: the mass matrix and its factors, the "
                      "constraint Jacobian and its QR, the KKT matrix");
   return model.nq();
 }

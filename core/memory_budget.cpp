@@ -44,17 +44,40 @@ std::uint64_t number_in(const std::string& path) {
   }
 }
 
-/// memory.max − memory.current of this process's cgroup (v2), kUnknown without a limit.
+/// inactive_file of a cgroup's memory.stat (page cache the kernel reclaims first), 0 if absent.
+std::uint64_t inactive_file(const std::string& dir) {
+  std::ifstream in(dir + "/memory.stat");
+  std::string key;
+  std::uint64_t value = 0;
+  while (in >> key >> value) {
+    if (key == "inactive_file") return value;
+  }
+  return 0;
+}
+
+/// The room left under the memory.max of this process's cgroup (v2) and of every cgroup above
+/// it: max − (current − inactive_file), the smallest over the levels; kUnknown without a limit.
+/// memory.current counts page cache, which the kernel reclaims before it kills anything.
 std::uint64_t cgroup_available() {
   std::ifstream in("/proc/self/cgroup");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("0::", 0) != 0) continue;  // the v2 hierarchy
-    const std::string dir = "/sys/fs/cgroup" + line.substr(3);
-    const std::uint64_t max = number_in(dir + "/memory.max");
-    if (max == kUnknown) return kUnknown;
-    const std::uint64_t current = number_in(dir + "/memory.current");
-    return current == kUnknown || current >= max ? (current == kUnknown ? max : 0) : max - current;
+    std::uint64_t smallest = kUnknown;
+    for (std::string path = line.substr(3); !path.empty();) {
+      const std::string dir = "/sys/fs/cgroup" + (path == "/" ? std::string() : path);
+      const std::uint64_t max = number_in(dir + "/memory.max");
+      const std::uint64_t current = number_in(dir + "/memory.current");
+      if (max != kUnknown && current != kUnknown) {
+        const std::uint64_t cache = std::min(current, inactive_file(dir));
+        const std::uint64_t used = current - cache;
+        smallest = std::min(smallest, used >= max ? 0 : max - used);
+      }
+      if (path == "/") break;
+      const size_t slash = path.find_last_of('/');
+      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+    }
+    return smallest;
   }
   return kUnknown;
 }
@@ -100,6 +123,10 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 void check_dense_memory(const std::string& what, std::uint64_t bytes, const std::string& detail) {
+  // Below this no model is refused, whatever the reading of the limits: a misread limit must
+  // not stop ordinary models (the 1000-link chain's KKT solver needs 0.4 GB).
+  constexpr std::uint64_t kAlwaysAllowed = 256'000'000;
+  if (bytes <= kAlwaysAllowed) return;
   const std::uint64_t available = available_memory_bytes();
   if (available == 0 || bytes <= available) return;
   throw InputError(what + " needs " + format_bytes(bytes) + " of dense matrices (" + detail +

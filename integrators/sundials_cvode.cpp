@@ -161,8 +161,8 @@ struct SundialsCvode::Impl {
   double max_projection_run = 0.0;
 
   // Adams with a projection (CVODE projects BDF steps only): between steps the solution is
-  // projected, and when the correction reaches the tolerance CVODE restarts from the
-  // projected state (CVodeReInit, which zeroes CVODE's counters: the totals before it are
+  // projected, and when the correction exceeds kAdamsRestartCorrection times the tolerance
+  // CVODE restarts from the projected state (CVodeReInit, which zeroes CVODE's counters: the totals before it are
   // kept here).
   bool restart_projection = false;
   long restarts = 0;
@@ -264,12 +264,13 @@ int cv_weights(N_Vector y, N_Vector ewt, void* user) {
 
 /// Adams with a projection, between steps at tn: projects CVODE's current solution and, when
 /// the correction's error-weighted RMS exceeds kAdamsRestartCorrection, restarts CVODE from
-/// the projected state (the multistep history is lost: order 1 again). Returns the 2-norm of
-/// the correction when it restarted, 0 otherwise. Allocation-free (s.y and its view).
-double restart_if_drifted(SundialsCvode::Impl& s, double tn) {
-  if (CVodeGetDky(s.memory, tn, 0, s.y_view.get()) < 0) return 0.0;
+/// the projected state (the multistep history is lost: order 1 again). Returns whether it
+/// restarted; `size` = the 2-norm of the correction. Allocation-free (s.y and its view).
+bool restart_if_drifted(SundialsCvode::Impl& s, double tn, double& size) {
+  size = 0.0;
+  if (CVodeGetDky(s.memory, tn, 0, s.y_view.get()) < 0) return false;
   s.z_proj = s.y;
-  const double size = s.system->project(tn, s.y);
+  size = s.system->project(tn, s.y);
   CVodeGetErrWeights(s.memory, s.weights_view.get());
   const double wrms =
       std::sqrt(((s.y - s.z_proj).cwiseProduct(s.weights)).squaredNorm() / std::max(s.n, 1));
@@ -279,7 +280,7 @@ double restart_if_drifted(SundialsCvode::Impl& s, double tn) {
   // beyond the tolerance (a singular position's freed mode).
   const bool due = wrms > kAdamsRestartCorrection &&
                    (nst >= kAdamsStepsBetweenRestarts || wrms > 100.0 * kAdamsRestartCorrection);
-  if (!due) return 0.0;
+  if (!due) return false;
   CVodeGetNumErrTestFails(s.memory, &netf);
   CVodeGetNumStepSolveFails(s.memory, &ncfn);
   ss::check_setup(CVodeReInit(s.memory, tn, s.y_view.get()), "CVodeReInit");
@@ -288,7 +289,7 @@ double restart_if_drifted(SundialsCvode::Impl& s, double tn) {
   s.solve_fails_before += ncfn;
   s.t0 = tn;  // CVODE's history starts here now: no interpolation before it
   ++s.restarts;
-  return size;
+  return true;
 }
 
 void cv_error_handler(int code, const char* /*module*/, const char* /*function*/, char* msg,
@@ -416,8 +417,9 @@ void SundialsCvode::initialize(OdeSystem& system, double t0, CVec z0) {
   if (std::isfinite(o.stop_time)) ss::check_setup(CVodeSetStopTime(s.memory, o.stop_time), "CVodeSetStopTime");
   if (s.bdf) {
     // The dense iteration matrix, CVODE's saved Jacobian (the same size) and its work vectors.
+    const auto states = static_cast<std::uint64_t>(s.n);
     check_dense_memory("integrator " + s.options.method + " (" + std::to_string(s.n) + " states)",
-                       static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(2 * s.n + 16) * sizeof(double),
+                       states * (2 * states + 16) * sizeof(double),
                        "its dense iteration matrix and saved Jacobian, 2 N² doubles");
     s.matrix = SUNDenseMatrix(s.n, s.n, ctx);
     if (s.matrix == nullptr) throw std::runtime_error("SUNDenseMatrix failed");
@@ -517,8 +519,8 @@ void SundialsCvode::advance_to(double tout, VecRef z_out) {
       }
       if (s.restart_projection && stats_.steps > 0 && tn > s.t0) {
         // Every output up to tn has been taken: a restart here loses nothing.
-        const double correction = restart_if_drifted(s, tn);
-        if (correction > 0.0) {
+        double correction = 0.0;
+        if (restart_if_drifted(s, tn, correction)) {
           stats_.max_step_correction = std::max(stats_.max_step_correction, correction);
           correction_since_output_ = std::max(correction_since_output_, correction);
           set_stop = true;

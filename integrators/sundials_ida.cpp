@@ -549,10 +549,12 @@ void SundialsIda::initialize(OdeSystem& system, double t0, CVec z0) {
   s.initial_step = h0;
   if (h0 > 0.0) ss::check_setup(IDASetInitStep(s.memory, h0), "IDASetInitStep");
   if (std::isfinite(o.stop_time)) ss::check_setup(IDASetStopTime(s.memory, o.stop_time), "IDASetStopTime");
-  // The dense iteration matrix (factored in place) and IDA's 15-odd work vectors.
+  // The dense iteration matrix, the rank-revealing solver's copy, LU and QR workspace (about
+  // 6 N², sundials_rank_revealing.cpp) and IDA's 15-odd work vectors.
+  const auto unknowns = static_cast<std::uint64_t>(s.n);
   check_dense_memory("integrator " + s.options.method + " (the DAE has " + std::to_string(s.n) + " unknowns)",
-                     static_cast<std::uint64_t>(s.n) * static_cast<std::uint64_t>(s.n + 16) * sizeof(double),
-                     "its dense iteration matrix, N² doubles");
+                     unknowns * (6 * unknowns + 16) * sizeof(double),
+                     "its dense iteration matrix, the LU and QR of the rank-revealing solve: 6 N² doubles");
   s.matrix = SUNDenseMatrix(s.n, s.n, ctx);
   if (s.matrix == nullptr) throw std::runtime_error("SUNDenseMatrix failed");
   // Redundant constraint rows make the multiplier columns dependent and a singular position

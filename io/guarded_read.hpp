@@ -20,16 +20,17 @@ class DamagedFileError : public InputError {
 ///  * `read` returned: returns.
 ///  * `read` threw: throws an exception with the same message (an InputError stays an
 ///    InputError, anything else is a std::runtime_error).
-///  * the child died from a signal (a crash inside the reading library) or did not finish
-///    within `time_limit_seconds`: throws DamagedFileError "<what> '<path>' is damaged: …" naming the
-///    signal or the limit (the child is killed).
+///  * the child died from a signal (a crash inside the reading library) or used more than
+///    `cpu_seconds` of CPU time (a loop: RLIMIT_CPU; a reader blocked on a slow disk or a full
+///    pipe uses none and is not stopped): throws DamagedFileError "<what> '<path>' is
+///    damaged: …" naming the signal or the limit.
 /// Memory the child changes is lost to the caller; files it writes stay. For single-threaded
 /// callers (fork copies the calling thread only) that have not initialised MPI.
-void run_guarded_read(const std::string& what, const std::string& path, double time_limit_seconds,
+void run_guarded_read(const std::string& what, const std::string& path, double cpu_seconds,
                       const std::function<void()>& read);
 
-/// The time limit for reading a file of `bytes` bytes: 60 s plus 1 s per MB — far above any
-/// legitimate read (≥ 50 MB/s here), far below "hung for ever".
+/// The CPU-time limit for reading a file of `bytes` bytes: 60 s plus 1 s per MB — far above
+/// any legitimate read (≥ 50 MB/s here), far below "looping for ever".
 double guarded_read_time_limit(std::uintmax_t bytes);
 
 }  // namespace gmbd

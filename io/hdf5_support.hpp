@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -36,8 +37,6 @@ class SilenceHdf5Errors {
   void* data_ = nullptr;
 };
 
-/// The innermost message of the current thread's HDF5 error stack (e.g. the errno text of a
-/// failed open), or "" when the stack is empty. Must be called right after the failing call.
 /// HDF5's description of a failed system call ("file write failed: time = <date>\n,
 /// filename = '…', file descriptor = 4, errno = 28, error message = 'No space left on device',
 /// buf = …, total write size = …, …") as one line: "file write failed: No space left on device
@@ -52,7 +51,11 @@ inline std::string tidy_hdf5_description(std::string desc) {
   };
   const std::string message = quoted_after("error message");
   if (!message.empty()) {
-    std::string tidy = desc.substr(0, desc.find(':')) + ": " + message;
+    std::string what = desc.substr(0, std::min(desc.find(':'), desc.find(',')));
+    for (char& c : what) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    std::string tidy = what + ": " + message;
     const size_t e = desc.find("errno = ");
     if (e != std::string::npos) {
       const size_t end = desc.find_first_not_of("-0123456789", e + 8);
@@ -68,6 +71,9 @@ inline std::string tidy_hdf5_description(std::string desc) {
   return desc;
 }
 
+/// The innermost message of the current thread's HDF5 error stack (e.g. the errno text of a
+/// failed open), tidied to one line, or "" when the stack is empty. Must be called right after
+/// the failing call.
 inline std::string hdf5_error_detail() {
   std::string detail;
   H5Ewalk2(

@@ -64,8 +64,8 @@ SweepTable read_sweep_table(const std::string& path);
 
 /// Reads the file as read_sweep_table does, in a child process (io/guarded_read.hpp), and
 /// throws what that throws — or DamagedFileError naming the file when the damage crashes or
-/// hangs the HDF5 library. For a file this process did not write, before read_sweep_table;
-/// single-threaded callers only, before MPI is initialised.
+/// loops the HDF5 library. For a file this process did not write and no sweep is writing (sweep-report),
+/// before read_sweep_table; single-threaded callers only, before MPI is initialised.
 void check_sweep_table_readable(const std::string& path);
 
 /// An exclusive advisory lock on "<results>.lock" (flock; the file stays): taken before an

@@ -21,6 +21,7 @@
 #include "core/coarse_clock.hpp"
 #include "core/constraint_rank.hpp"
 #include "core/errors.hpp"
+#include "integrators/sundials_ida.hpp"
 #include "gmbd/version.hpp"
 #include "io/csv_writer.hpp"
 #include "io/hdf5_writer.hpp"
@@ -707,6 +708,15 @@ RunSummary integrate(const PreparedRun& run, const SampleSink& sink, const Progr
                  "rolling ball passing within round-off of its dish centre); they are still held "
                  "by the constraint rows and projected at every output (docs/theory.md §4)",
                  cfg.name, stats.dependent_untested_from, cfg.integrator.method);
+  }
+  // The index-3 DAE holds no velocity constraint: through a singular position it can leave
+  // the physical branch where the GGL formulation does not (docs/benchmarks.md#a02).
+  if (const auto* ida = dynamic_cast<const SundialsIda*>(integrator.get());
+      ida != nullptr && cfg.integrator.method == "ida-index3" && ida->singular_windows() > 0) {
+    spdlog::warn("{}: ida-index3 opened {} singular window(s) near singular positions of the "
+                 "constraints; the index-3 formulation can leave the physical branch there (A02: 2.0 m "
+                 "at rtol 1e-6) — check the result against integrator.method = ida",
+                 cfg.name, ida->singular_windows());
   }
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -178,9 +178,6 @@ int sweep_command(const SweepArgs& args) {
   }
   // Under mpirun every rank reads the plan; rank 0 alone speaks and writes.
   const bool speaker = sweep_mpi_rank() == 0;
-  // A results file to resume from was written by an earlier process: damage that would crash
-  // the HDF5 library is an error here (before MPI is initialised, while single-threaded).
-  if (speaker && fs::exists(results)) check_sweep_table_readable(results);
   if (speaker) print_plan(plan, 0);
   SweepOptions options;
   options.results = results;

@@ -82,6 +82,22 @@ TEST_F(Cli, ContradictoryConstraintsAreRefusedAsContradictory) {
   EXPECT_CONTAINS(r.output, "residual");
 }
 
+// ida-index3 through the singular positions of the A02 four-bar chain: the run completes and
+// warns that the index-3 formulation can leave the branch there (it opens singular windows at
+// rtol 1e-8: 10 over 20 s, here over 3 s).
+TEST_F(Cli, IdaIndex3ThroughASingularPositionWarns) {
+  const std::string bench = std::string(GMBD_SOURCE_DIR) + "/examples/benchmarks/a02_n_four_bar_n2.yaml";
+  const Result r = gmbd("run " + bench + " -o a02.h5 --set time.end=3 --set integrator.method=ida-index3 "
+                        "--set integrator.rtol=1e-8 --set integrator.atol=1e-8");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_CONTAINS(r.output, "ida-index3 opened");
+  EXPECT_CONTAINS(r.output, "check the result against integrator.method = ida");
+  const Result ggl = gmbd("run " + bench + " -o a02_ggl.h5 --set time.end=3 --set integrator.method=ida "
+                          "--set integrator.rtol=1e-8 --set integrator.atol=1e-8");
+  ASSERT_EQ(ggl.code, 0) << ggl.output;
+  EXPECT_EQ(ggl.output.find("singular window"), std::string::npos) << ggl.output;
+}
+
 TEST_F(Cli, InfoListsCoordinatesConstraintsAndDof) {
   const Result r = gmbd("info " + example("triple_pendulum_cartesian.yaml"));
   ASSERT_EQ(r.code, 0) << r.output;
