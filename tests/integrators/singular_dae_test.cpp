@@ -62,34 +62,47 @@ struct IdaRun {
   bool window_open_at_end = true;
 };
 
+/// The N = 2 chain of the run file, with DSC, and the options of an adaptive SUNDIALS method.
+struct Chain {
+  PreparedRun prepared = prepare_run(load_run_config(kBenchmarks + "a02_n_four_bar_n2.yaml", {}));
+  StabilizedDynamics dynamics{*prepared.built.model, StabilizationOptions::from_name("dsc")};
+  static IntegratorOptions options(const std::string& method, double tol) {
+    IntegratorOptions o;
+    o.method = method;
+    o.rtol = tol;
+    o.atol = tol;
+    o.dt = 0.0;
+    return o;
+  }
+  /// Integrates from the consistent initial state to `end`, stopping at the reference's
+  /// times; the largest error of crank0.theta there. Throws what the integrator throws.
+  double max_angle_error(Integrator& integrator, double end) {
+    integrator.initialize(dynamics, 0.0, prepared.z0);
+    const int theta = prepared.built.model->coordinate_index("crank0.theta");
+    const Reference ref = read_reference();
+    Vec z(prepared.z0.size());
+    double worst = 0.0;
+    for (size_t k = 1; k < ref.t.size() && ref.t[k] <= end + 1e-12; ++k) {
+      integrator.advance_to(ref.t[k], z);
+      worst = std::max(worst, angle_difference(z(theta), ref.theta[k]));
+    }
+    return worst;
+  }
+};
+
 /// IDA (GGL) on the N = 2 chain from the run file's consistent initial state to `end`.
 IdaRun run_ida(double tol, double end) {
-  const RunConfig config = load_run_config(kBenchmarks + "a02_n_four_bar_n2.yaml", {});
-  const PreparedRun prepared = prepare_run(config);
-  const Model& model = *prepared.built.model;
-  StabilizedDynamics dynamics(model, StabilizationOptions::from_name("dsc"));
-  IntegratorOptions o;
-  o.method = "ida";
-  o.rtol = tol;
-  o.atol = tol;
-  o.dt = 0.0;
-  SundialsIda ida(o);
-  ida.initialize(dynamics, 0.0, prepared.z0);
-  const int theta = model.coordinate_index("crank0.theta");
-  const Reference ref = read_reference();
-  Vec z(prepared.z0.size());
+  Chain chain;
+  SundialsIda ida(Chain::options("ida", tol));
   IdaRun out;
   try {
-    for (size_t k = 1; k < ref.t.size() && ref.t[k] <= end + 1e-12; ++k) {
-      ida.advance_to(ref.t[k], z);
-      out.max_angle_error = std::max(out.max_angle_error, angle_difference(z(theta), ref.theta[k]));
-    }
+    out.max_angle_error = chain.max_angle_error(ida, end);
     out.completed = true;
   } catch (const std::exception& e) {
     out.failure = e.what();
   }
   out.windows = ida.singular_windows();
-  auto* dae = dynamics.dae(DaeIndex::kStabilizedIndex2);
+  auto* dae = chain.dynamics.dae(DaeIndex::kStabilizedIndex2);
   out.window_open_at_end = dae != nullptr && dae->in_singular_window();
   return out;
 }
@@ -125,25 +138,10 @@ struct AdamsRun {
 };
 
 AdamsRun run_adams(double tol, double end) {
-  const RunConfig config = load_run_config(kBenchmarks + "a02_n_four_bar_n2.yaml", {});
-  const PreparedRun prepared = prepare_run(config);
-  const Model& model = *prepared.built.model;
-  StabilizedDynamics dynamics(model, StabilizationOptions::from_name("dsc"));
-  IntegratorOptions o;
-  o.method = "cvode-adams";
-  o.rtol = tol;
-  o.atol = tol;
-  o.dt = 0.0;
-  SundialsCvode adams(o);
-  adams.initialize(dynamics, 0.0, prepared.z0);
-  const int theta = model.coordinate_index("crank0.theta");
-  const Reference ref = read_reference();
-  Vec z(prepared.z0.size());
+  Chain chain;
+  SundialsCvode adams(Chain::options("cvode-adams", tol));
   AdamsRun out;
-  for (size_t k = 1; k < ref.t.size() && ref.t[k] <= end + 1e-12; ++k) {
-    adams.advance_to(ref.t[k], z);
-    out.max_angle_error = std::max(out.max_angle_error, angle_difference(z(theta), ref.theta[k]));
-  }
+  out.max_angle_error = chain.max_angle_error(adams, end);
   out.restarts = adams.restarts();
   return out;
 }
