@@ -10,6 +10,7 @@
 #include <Eigen/Dense>
 
 #include "core/errors.hpp"
+#include "core/name_text.hpp"
 
 namespace gmbd::analysis {
 
@@ -35,6 +36,17 @@ std::string join(const std::vector<std::string>& names) {
   std::string s;
   for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
   return s;
+}
+
+/// " (did you mean 'tm.x'?); 8 of the 174 valid outputs, closest first: …" — a long list cut to
+/// the names nearest the misspelt one (a quad has 174 outputs: 4,791 characters in full);
+/// `--outputs list` / `--inputs list` prints them all.
+std::string unknown_name_hint(const std::string& name, const std::vector<std::string>& valid, const std::string& kind) {
+  constexpr std::size_t kShown = 8;
+  std::string hint = did_you_mean(name, valid);
+  if (valid.size() <= kShown) return hint + "; valid " + kind + ": " + join(valid);
+  return hint + "; " + std::to_string(kShown) + " of the " + std::to_string(valid.size()) + " valid " + kind +
+         ", closest first: " + join(closest_names(name, valid, kShown)) + ", … (all of them: --" + kind + " list)";
 }
 
 Mat select_rows(const Mat& m, const std::vector<int>& rows) {
@@ -705,8 +717,7 @@ class Linearizer {
   }
 
   [[noreturn]] void unknown_input(const std::string& name, const std::string& why) const {
-    const auto valid = available_inputs(model_);
-    throw InputError("linearize: input '" + name + "': " + why + "; valid inputs: " + join(valid));
+    throw InputError("linearize: input '" + name + "': " + why + unknown_name_hint(name, available_inputs(model_), "inputs"));
   }
 
   InputColumn input_column(const std::string& name) const {
@@ -933,8 +944,8 @@ class Linearizer {
         }
         continue;
       }
-      const auto valid = available_outputs(model_);
-      throw InputError("linearize: output '" + name + "': unknown output; valid outputs: " + join(valid));
+      throw InputError("linearize: output '" + name + "': unknown output" +
+                       unknown_name_hint(name, available_outputs(model_), "outputs"));
     }
     o.Ou_direct = o.Ou - Ou_float;
     lm.output_names = names;

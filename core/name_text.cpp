@@ -1,8 +1,10 @@
 // Escaping of names for messages: UTF-8 decoding of the first non-ASCII character and
-// \uXXXX / \xXX forms.
+// \uXXXX / \xXX forms; edit distances for "did you mean".
 #include "core/name_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <utility>
 
 namespace gmbd {
@@ -67,6 +69,58 @@ std::string non_ascii_note(std::string_view name) {
            " at character " + std::to_string(character) + "; a look-alike of an ASCII letter?)";
   }
   return "";
+}
+
+namespace {
+
+/// 1 for an abbreviation of `v` ("params" of "parameters"), else the edit distance.
+std::size_t closeness(std::string_view given, std::string_view v) {
+  std::size_t shared = 0;
+  while (shared < given.size() && shared < v.size() && given[shared] == v[shared]) ++shared;
+  const bool abbreviation = shared >= std::max<std::size_t>(3, (2 * given.size() + 2) / 3);
+  return abbreviation ? 1 : edit_distance(given, v);
+}
+
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& valid) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, given.size() / 3) + 1;
+  for (const auto& v : valid) {
+    if (v == given) continue;
+    const std::size_t d = closeness(given, v);
+    if (d < best_distance) {
+      best_distance = d;
+      best = v;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+std::vector<std::string> closest_names(std::string_view given, const std::vector<std::string>& valid,
+                                       std::size_t count) {
+  std::vector<std::size_t> order(valid.size()), distance(valid.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (std::size_t k = 0; k < valid.size(); ++k) distance[k] = closeness(given, valid[k]);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return distance[a] < distance[b]; });
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < order.size() && k < count; ++k) out.push_back(valid[order[k]]);
+  return out;
 }
 
 }  // namespace gmbd

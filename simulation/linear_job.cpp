@@ -160,6 +160,12 @@ analysis::LinearAnalysisRequest linear_analysis_request(const LinearConfig& line
   return request;
 }
 
+LinearJobNames linear_job_names(const LinearJob& job) {
+  const ModelFileSpec spec = load_model_file(job.model_path, job.changes);
+  const auto model = build_model_for_linear_analysis(spec, max_flexure_stage(job.linear.stage));
+  return LinearJobNames{analysis::available_inputs(*model), analysis::available_outputs(*model)};
+}
+
 LinearJobResult run_linear_job(const LinearJob& job) {
   analysis::LinearAnalysisRequest request = linear_analysis_request(job.linear);
   const bool transient = job.linear.at.rfind("t=", 0) == 0;

@@ -58,6 +58,13 @@ struct LinearJobResult {
   BuiltModel run_model;                             ///< the run's model (at t=T)
 };
 
+/// The names `linear.inputs` / `linear.outputs` accept for the job's model (as built for the
+/// analysis at its calculation stage): what `gmbd linearize FILE --inputs list` prints.
+struct LinearJobNames {
+  std::vector<std::string> inputs, outputs;
+};
+LinearJobNames linear_job_names(const LinearJob& job);
+
 /// Runs the job (docs/linear-analysis.md §1):
 /// - `at: equilibrium` (default): static equilibrium by Newton from the start;
 /// - `at: initial`: linearise at the start, which must be a static equilibrium; a run file whose

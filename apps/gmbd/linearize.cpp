@@ -78,6 +78,19 @@ std::string fmt_q(double q) {
   return fmt::format("{:.4g}", q);
 }
 
+/// The unit of a position output: a coordinate's own (m, rad), rad for a rotation about a
+/// point's axis (yaw, pitch, roll), m for every other displacement.
+std::string position_unit(const elements::AssembledModel& model, const std::string& name) {
+  for (const auto& c : model.coordinates()) {
+    if (c.name == name && !c.unit.empty()) return c.unit;
+  }
+  for (const char* angle : {".yaw", ".pitch", ".roll", ".theta"}) {
+    const std::string suffix = angle;
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return "rad";
+  }
+  return "m";
+}
+
 /// Value of one noise spectrum nearest to f (Hz).
 double nearest(const std::vector<double>& grid, const Mat& psd, Eigen::Index column, double f) {
   size_t best = 0;
@@ -143,8 +156,9 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
                                  : std::string());
   for (size_t j = 0; j < r.noise_outputs.size(); ++j) {
     const double at = std::clamp(10.0, f.front(), f.back());
-    std::cout << fmt::format("  thermal noise     {}: {:.3e} /√Hz at {:.3g} Hz (T = {} K)\n", r.noise_outputs[j],
-                             std::sqrt(nearest(f, r.noise_psd, static_cast<Eigen::Index>(j), at)), at, r.temperature);
+    std::cout << fmt::format("  thermal noise     {}: {:.3e} {}/√Hz at {:.3g} Hz (T = {} K)\n", r.noise_outputs[j],
+                             std::sqrt(nearest(f, r.noise_psd, static_cast<Eigen::Index>(j), at)),
+                             position_unit(model, r.noise_outputs[j]), at, r.temperature);
   }
 }
 
@@ -205,6 +219,21 @@ int linearize_command(const LinearizeArgs& args) {
     throw UsageError("--at: expected equilibrium, initial or t=T (s), got '" + args.at + "'");
   LinearJob job = load_linear_job(args.file, args.overrides);
   apply_options(args, job.linear);
+  const bool list_inputs = job.linear.inputs == std::vector<std::string>{"list"};
+  const bool list_outputs = job.linear.outputs == std::vector<std::string>{"list"};
+  if (list_inputs || list_outputs) {
+    // `--inputs list` / `--outputs list`: the names the model accepts, one per line.
+    const LinearJobNames names = linear_job_names(job);
+    if (list_inputs) {
+      std::cout << names.inputs.size() << " inputs of " << args.file << ":\n";
+      for (const auto& n : names.inputs) std::cout << "  " << n << "\n";
+    }
+    if (list_outputs) {
+      std::cout << names.outputs.size() << " outputs of " << args.file << ":\n";
+      for (const auto& n : names.outputs) std::cout << "  " << n << "\n";
+    }
+    return kOk;
+  }
   // Before any time is spent: no output may overwrite an input or another output, and a plot
   // needs its folder.
   const std::string h5 = linear_hdf5_path(job);
