@@ -14,11 +14,12 @@ DEMO_PACKAGES=(
   libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-matplotlib python3-h5py
 )
-# The test suite and the rest: GoogleTest, Google Benchmark, h5dump, the Octave and SciPy
-# cross-checks of the linear exports, clang for the fuzz targets.
+# The test suite and the rest: GoogleTest, Google Benchmark, h5dump, the Octave (with its
+# control package: dss, pole) and SciPy cross-checks of the linear exports, clang for the fuzz
+# targets.
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev hdf5-tools
-  octave python3-scipy
+  octave octave-control python3-scipy
   clang libclang-rt-14-dev
 )
 

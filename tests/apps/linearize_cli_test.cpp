@@ -87,6 +87,21 @@ TEST_F(LinearizeCli, OctaveAndScipyReadTheExportsWithTheSameEigenvaluesOfA) {
   EXPECT_EQ(near(-289.6), 2);
   EXPECT_EQ(near(-3196.0), 2);
   EXPECT_CONTAINS(oct.output, "NAMES actuator1.voltage|mirror.ry");
+  // The documented Octave lines (docs/results-format.md): the control package's descriptor
+  // system has the poles of A, and Octave's own HDF5 reader gives A transposed, bit for bit.
+  write("descriptor_check.m",  // not dss.m: it would shadow dss()
+        "run('m.m'); pkg load control\n"
+        "sys = dss(A, B, C, D, E); sys.StateName = state_names; sys.InputName = input_names;\n"
+        "sys.OutputName = output_names;\n"
+        "printf('POLE_DIFF %.3g\\n', max(abs(sort(real(pole(sys))) - sort(real(eig(A))))));\n"
+        "h = load('m.h5'); printf('H5_DIFF %.17g\\n', max(max(abs(h.state_space.A.' - A))));\n");
+  const Result dss = in_dir("octave-cli --no-gui --norc -q descriptor_check.m");
+  ASSERT_EQ(dss.code, 0) << "Octave's control package is needed (octave-control, scripts/install_deps.sh):\n"
+                         << dss.output;
+  const auto at = dss.output.find("POLE_DIFF ");
+  ASSERT_NE(at, std::string::npos) << dss.output;
+  EXPECT_LT(std::stod(dss.output.substr(at + 10)), 1e-6 * 3500.0) << dss.output;  // pencil vs A
+  EXPECT_CONTAINS(dss.output, "H5_DIFF 0\n");
   const Result py = in_dir("/usr/bin/python3 -c \"import numpy, scipy.io; S = scipy.io.loadmat('m.mat'); "
                            "print(' '.join('%.17g' % x for x in sorted(numpy.linalg.eigvals(S['A']).real)))\"");
   ASSERT_EQ(py.code, 0) << py.output;
