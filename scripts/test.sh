@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): installs dependencies, then builds and runs the
 # whole test suite twice — Release, and -O1 with AddressSanitizer + UndefinedBehaviorSanitizer
-# (both replay the fuzz targets' regression inputs); GMBD_FUZZ_SECONDS=N adds live fuzzing.
+# (the library and the CLI instrumented; the test files, which only drive them, are not:
+# tests/CMakeLists.txt) — both replay the fuzz targets' regression inputs; GMBD_FUZZ_SECONDS=N
+# adds live fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh

@@ -46,7 +46,7 @@ TEST(MemoryBudget, AMachineHasSomeMemoryAndNotAnExabyte) {
 // Under a 2-GB address-space limit (a child process, so that the limit stays there) the
 // available memory is at most 2 GB, and 3 GB of matrices are refused.
 TEST(MemoryBudget, TheAddressSpaceLimitCounts) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(GMBD_SANITIZED)
   GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: under any address-space limit "
                   "its own allocator fails";
 #endif
@@ -73,7 +73,7 @@ TEST(MemoryBudget, TheAddressSpaceLimitCounts) {
 // constructor with the sizes, before the matrices exist (a 1000-link chain: n = 2000, m = 1000,
 // 47 M doubles = 376 MB, under a limit 100 MB above what the process already maps).
 TEST(MemoryBudget, ATooLargeKktSolverIsRefusedWithItsSizes) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(GMBD_SANITIZED)
   GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit fits";
 #else
   const BuiltModel chain = build_model("nlink_pendulum_cartesian", {{"n", {1000.0}}}, "test");

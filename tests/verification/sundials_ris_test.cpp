@@ -50,7 +50,7 @@ TEST(SundialsRis, IdaAndCvodeAgreeWithRk45OnTheLargeFreeResponse) {
   }
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(GMBD_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
