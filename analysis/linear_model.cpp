@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& names) {
 }
 
 /// " (did you mean 'tm.x'?); 8 of the 174 valid outputs, closest first: …" — a long list cut to
-/// the names nearest the misspelt one (a quad has 174 outputs: 4,791 characters in full);
+/// the names nearest the misspelt one (the quad has 319 outputs: 4,791 characters in full);
 /// `--outputs list` / `--inputs list` prints them all.
 std::string unknown_name_hint(const std::string& name, const std::vector<std::string>& valid, const std::string& kind) {
   constexpr std::size_t kShown = 8;

@@ -167,9 +167,11 @@ SweepRecordGroup read_record_group(const SweepReader& r, const YAML::Node& node,
           group.assignments.emplace_back(it->first.Scalar(),
                                          r.text(it->second, field + ".channels." + it->first.Scalar(),
                                                 "a channel index or component text"));
-          // yaml-cpp tags a quoted scalar "!", a plain one "?": `floor_x: "90"` names the
-          // component 90 (as run files read it), `floor_x: 1` the second channel.
-          group.by_component.push_back(it->second.Tag() == "!" ? 1 : 0);
+          // yaml-cpp tags a quoted scalar "!", a plain one "?" (and `!!str 90` with its tag):
+          // `floor_x: "90"` names the component 90 (as run files read it), `floor_x: 1` the
+          // second channel.
+          const std::string& tag = it->second.Tag();
+          group.by_component.push_back(tag == "!" || tag == "tag:yaml.org,2002:str" ? 1 : 0);
         }
         if (group.assignments.empty()) r.fail(ch, field + ".channels", "expected at least one input: channel pair");
       } else {

@@ -183,6 +183,20 @@ SweepPlan::SweepPlan(SweepSpec spec) : spec_(std::move(spec)) {
   }
   intensities_ = spec_.intensity_kind == "none" ? std::vector<double>{1.0} : spec_.intensities;
 
+  // The number of runs before anything is expanded: each grid axis is capped at 100,000 values,
+  // but two of them would make 10¹⁰ design vectors (found by fuzzing the sweep file).
+  {
+    double runs = static_cast<double>(records_.size()) * static_cast<double>(intensities_.size());
+    for (const auto& axis : spec_.parameters) runs *= static_cast<double>(axis.values.size());
+    if (spec_.latin_hypercube.count > 0) runs *= static_cast<double>(spec_.latin_hypercube.count);
+    if (spec_.initial_conditions.count > 0) runs *= static_cast<double>(spec_.initial_conditions.count);
+    if (runs > 1e8) {
+      throw InputError(spec_.source + fmt::format(": the sweep would have {:.4g} runs (records × intensity levels × "
+                                                  "grid points × Latin-hypercube samples × initial conditions; at "
+                                                  "most 100,000,000)",
+                                                  runs));
+    }
+  }
   // Designs: every grid point, times every Latin hypercube sample.
   std::vector<std::vector<double>> grid{{}};
   for (const auto& axis : spec_.parameters) {

@@ -218,29 +218,31 @@ FragilityCurve fit_fragility(const std::vector<double>& intensity, const std::ve
     f.note = "one intensity level cannot fix both θ and β";
     return f;
   }
-  // Complete separation (no run exceeds below some level, every run from it on): the
-  // likelihood grows as β → 0 without a maximum, and where the optimiser stops (β = 0.044 for
-  // 0/3, 3/3, 3/3) says nothing. θ lies between the two levels; β is not resolved.
+  // Separation: no run exceeds below some level and every run does above it, with at most one
+  // level in between that is mixed. The likelihood then grows as β → 0 without a maximum (with
+  // one mixed level it tends to that of a step at it), and where the optimiser stops (β = 0.044
+  // for 0/3, 3/3, 3/3) says nothing. θ lies between the levels named; β is not resolved.
   {
-    std::vector<size_t> order(lnx.size());
-    for (size_t l = 0; l < order.size(); ++l) order[l] = l;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lnx[a] < lnx[b]; });
-    size_t first_all = order.size();
-    bool separated = true;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const size_t l = order[k];
-      if (first_all == order.size()) {
-        if (z[l] == n[l]) first_all = k;
-        else if (z[l] != 0) separated = false;
-      } else if (z[l] != n[l]) {
-        separated = false;
-      }
+    std::vector<std::pair<double, std::pair<int, int>>> levels;  // ln x, (n, z), equal x merged
+    for (size_t l = 0; l < lnx.size(); ++l) {
+      auto it = std::find_if(levels.begin(), levels.end(), [&](const auto& e) { return e.first == lnx[l]; });
+      if (it == levels.end()) levels.push_back({lnx[l], {n[l], z[l]}});
+      else it->second.first += n[l], it->second.second += z[l];
     }
-    if (separated && first_all > 0 && first_all < order.size()) {
-      const double below = std::exp(lnx[order[first_all - 1]]), above = std::exp(lnx[order[first_all]]);
-      f.note = fmt::format("the exceedance jumps from none to all between the levels {:.4g} and {:.4g}: "
-                           "θ lies between them and β is not resolved (more levels needed)",
-                           below, above);
+    std::sort(levels.begin(), levels.end());
+    size_t none_until = 0;  // levels [0, none_until) have no exceedance
+    while (none_until < levels.size() && levels[none_until].second.second == 0) ++none_until;
+    size_t all_from = levels.size();  // levels [all_from, end) exceed in every run
+    while (all_from > none_until && levels[all_from - 1].second.second == levels[all_from - 1].second.first) --all_from;
+    if (none_until > 0 && all_from < levels.size() && all_from - none_until <= 1) {
+      const double below = std::exp(levels[none_until - 1].first), above = std::exp(levels[all_from].first);
+      f.note = all_from == none_until
+                   ? fmt::format("the exceedance jumps from none to all between the levels {:.4g} and {:.4g}: "
+                                 "θ lies between them and β is not resolved (more levels needed)",
+                                 below, above)
+                   : fmt::format("the exceedance goes from none to all across the one level {:.4g} (between "
+                                 "{:.4g} and {:.4g}): θ is near it and β is not resolved (more levels needed)",
+                                 std::exp(levels[none_until].first), below, above);
       return f;
     }
   }

@@ -78,17 +78,13 @@ std::string fmt_q(double q) {
   return fmt::format("{:.4g}", q);
 }
 
-/// The unit of a position output: a coordinate's own (m, rad), rad for a rotation about a
-/// point's axis (yaw, pitch, roll), m for every other displacement.
-std::string position_unit(const elements::AssembledModel& model, const std::string& name) {
+/// The unit of a noise output when it is known: a coordinate's own (m, rad), m for a point's
+/// displacement (`point:`); "" otherwise (a rate, a force, a state: `--noise` takes any output).
+std::string output_unit(const elements::AssembledModel& model, const std::string& name) {
   for (const auto& c : model.coordinates()) {
-    if (c.name == name && !c.unit.empty()) return c.unit;
+    if (c.name == name) return c.unit;
   }
-  for (const char* angle : {".yaw", ".pitch", ".roll", ".theta"}) {
-    const std::string suffix = angle;
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return "rad";
-  }
-  return "m";
+  return name.rfind("point:", 0) == 0 ? "m" : "";
 }
 
 /// Value of one noise spectrum nearest to f (Hz).
@@ -156,9 +152,10 @@ void print_result(const analysis::LinearAnalysis& r, const elements::AssembledMo
                                  : std::string());
   for (size_t j = 0; j < r.noise_outputs.size(); ++j) {
     const double at = std::clamp(10.0, f.front(), f.back());
+    const std::string unit = output_unit(model, r.noise_outputs[j]);
     std::cout << fmt::format("  thermal noise     {}: {:.3e} {}/√Hz at {:.3g} Hz (T = {} K)\n", r.noise_outputs[j],
                              std::sqrt(nearest(f, r.noise_psd, static_cast<Eigen::Index>(j), at)),
-                             position_unit(model, r.noise_outputs[j]), at, r.temperature);
+                             unit.empty() ? "(its unit)" : unit, at, r.temperature);
   }
 }
 
@@ -221,9 +218,13 @@ int linearize_command(const LinearizeArgs& args) {
   apply_options(args, job.linear);
   const bool list_inputs = job.linear.inputs == std::vector<std::string>{"list"};
   const bool list_outputs = job.linear.outputs == std::vector<std::string>{"list"};
-  if (list_inputs || list_outputs) {
-    // `--inputs list` / `--outputs list`: the names the model accepts, one per line.
-    const LinearJobNames names = linear_job_names(job);
+  const LinearJobNames names = list_inputs || list_outputs ? linear_job_names(job) : LinearJobNames{};
+  const auto has = [](const std::vector<std::string>& v, const char* name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  // `--inputs list` / `--outputs list`: the names the model accepts, one per line — unless the
+  // model has an input or output named "list" (names are the user's), which is then asked for.
+  if ((list_inputs && !has(names.inputs, "list")) || (list_outputs && !has(names.outputs, "list"))) {
     if (list_inputs) {
       std::cout << names.inputs.size() << " inputs of " << args.file << ":\n";
       for (const auto& n : names.inputs) std::cout << "  " << n << "\n";

@@ -206,8 +206,8 @@ TEST_F(SweepTest, SeededInitialConditionsAndLatinHypercube) {
   EXPECT_EQ(a, b) << "seeded: reproducible";
 }
 
-// `channels: {floor_x: "180"}` names the CSMIP component 180 (the file's first channel); the
-// same number unquoted would be channel index 180 (there are 3). Issue: a quoted numeric
+// `channels: {floor_x: "90"}` names the CSMIP component 90 (the file's second channel); the
+// same number unquoted would be channel index 90 (there are 3). Issue: a quoted numeric
 // component was read as an index ("channel 90 does not exist").
 TEST_F(SweepTest, AQuotedNumericChannelIsAComponentName) {
   const std::string file = std::string(GMBD_DATA_DIR) + "/motions/CE89486_Fortuna_Ferndale2022_3ch.v2";
@@ -267,7 +267,15 @@ TEST(SweepStatistics, MaximumLikelihoodRecoversALognormalFragility) {
   const FragilityCurve jump = fit_fragility({0.1, 0.2, 0.3}, {3, 3, 3}, {0, 3, 3});
   EXPECT_FALSE(jump.fitted);
   EXPECT_HAS(jump.note, "jumps from none to all between the levels 0.1 and 0.2");
-  EXPECT_TRUE(fit_fragility({0.1, 0.2, 0.3}, {3, 3, 3}, {0, 2, 3}).fitted);
+  // One mixed level between none and all (0/3, 2/3, 3/3): no maximum either (−ln L falls
+  // towards its β → 0 limit), and equal intensities are merged before the test (0/3 and 3/3 at
+  // 0.2 are one mixed level).
+  const FragilityCurve one_mixed = fit_fragility({0.1, 0.2, 0.3}, {3, 3, 3}, {0, 2, 3});
+  EXPECT_FALSE(one_mixed.fitted);
+  EXPECT_HAS(one_mixed.note, "across the one level 0.2 (between 0.1 and 0.3)");
+  EXPECT_HAS(fit_fragility({0.1, 0.2, 0.2, 0.3}, {3, 3, 3, 3}, {0, 3, 0, 3}).note, "across the one level 0.2");
+  // Two mixed levels resolve β.
+  EXPECT_TRUE(fit_fragility({0.1, 0.2, 0.3, 0.4}, {3, 3, 3, 3}, {0, 1, 2, 3}).fitted);
 }
 
 TEST(SweepStatistics, TotalProbabilityMatchesTheClosedFormOfAPowerLawHazard) {
