@@ -5,7 +5,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -87,7 +86,6 @@ std::uint64_t address_space_available() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kUnknown;
   std::ifstream in("/proc/self/status");
-  std::string key;
   std::uint64_t used = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("VmSize:", 0) == 0) {

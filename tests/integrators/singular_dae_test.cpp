@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/integrator_options.hpp"
 #include "constraints/dae_formulation.hpp"
 #include "constraints/stabilized_dynamics.hpp"
 #include "integrators/sundials_cvode.hpp"
@@ -67,12 +68,7 @@ struct Chain {
   PreparedRun prepared = prepare_run(load_run_config(kBenchmarks + "a02_n_four_bar_n2.yaml", {}));
   StabilizedDynamics dynamics{*prepared.built.model, StabilizationOptions::from_name("dsc")};
   static IntegratorOptions options(const std::string& method, double tol) {
-    IntegratorOptions o;
-    o.method = method;
-    o.rtol = tol;
-    o.atol = tol;
-    o.dt = 0.0;
-    return o;
+    return test::adaptive_options(method, tol);
   }
   /// Integrates from the consistent initial state to `end`, stopping at the reference's
   /// times; the largest error of crank0.theta there. Throws what the integrator throws.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/integrator_options.hpp"
 #include "constraints/dae_formulation.hpp"
 #include "constraints/stabilized_dynamics.hpp"
 #include "core/errors.hpp"
@@ -23,14 +24,7 @@ namespace {
 
 const std::vector<std::string> kSundials = {"ida", "ida-index3", "cvode-bdf", "cvode-adams"};
 
-IntegratorOptions options_for(const std::string& method, double tol) {
-  IntegratorOptions o;
-  o.method = method;
-  o.rtol = tol;
-  o.atol = tol;
-  o.dt = 0.0;
-  return o;
-}
+IntegratorOptions options_for(const std::string& method, double tol) { return test::adaptive_options(method, tol); }
 
 // ---------------------------------------------------------------------------------------------
 // Test models
